@@ -1,0 +1,49 @@
+// Error types and the documented exit codes (README, "Exit codes").
+//
+// Every error carries the exit code the process ends with, so the CLI layer can map
+// any failure to one code without knowing where it came from.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace carousel {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kInternal = 1,     // a bug: an invariant of Carousel itself did not hold
+  kUsage = 2,        // bad command line option or option value
+  kInput = 3,        // input data missing, unreadable or malformed
+  kOutput = 4,       // an output or checkpoint could not be written
+  kCheckpoint = 5,   // a checkpoint is corrupt, truncated, or from a newer version
+  kDiverged = 6,     // the chain produced NaN/inf
+  kInterrupted = 7,  // stopped by SIGTERM after writing a checkpoint
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+// Input data problem; `where` is "file:line" or "file" when no line applies.
+inline Error InputError(const std::string& where, const std::string& problem) {
+  return Error(ExitCode::kInput, where + ": " + problem);
+}
+
+inline Error UsageError(const std::string& option, const std::string& problem) {
+  return Error(ExitCode::kUsage, "option " + option + ": " + problem);
+}
+
+inline Error OutputError(const std::string& path, const std::string& problem) {
+  return Error(ExitCode::kOutput, path + ": " + problem);
+}
+
+inline Error CheckpointError(const std::string& path, const std::string& problem) {
+  return Error(ExitCode::kCheckpoint, path + ": " + problem);
+}
+
+}  // namespace carousel
