@@ -1,0 +1,121 @@
+// Counter-based random numbers keyed by (seed, purpose, global id, iteration).
+//
+// DESIGN.md section 1: randomness is keyed, not streamed. Whichever rank draws the
+// noise for row 1234 at iteration 77 gets the same numbers, which is what makes the
+// chain independent of the rank count. Built on Random123's Philox4x64-10
+// (Salmon et al. 2011): the key holds (seed, purpose), the counter holds
+// (global id, iteration, draw index).
+#pragma once
+
+#include <Random123/philox.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace carousel {
+
+// Why a stream of random numbers is drawn. Distinct purposes never share numbers.
+enum class Purpose : std::uint64_t {
+  kPermuteRows = 1,
+  kPermuteCols,
+  kSplit,
+  kInitRow,
+  kInitCol,
+  kNoiseRow,
+  kNoiseCol,
+  kMinibatch,
+  kSchedule,
+  kHyper,
+  kGenerate,
+  kGibbs,
+  kTest,  // reserved for tests and benchmarks
+  kNoiseAux,
+  kNoiseRowBias,
+  kNoiseColBias,
+};
+
+class KeyedStream {
+ public:
+  KeyedStream(std::uint64_t seed, Purpose purpose, std::uint64_t id, std::uint64_t iteration) {
+    key_ = {{seed, static_cast<std::uint64_t>(purpose)}};
+    ctr_ = {{id, iteration, 0, 0}};
+  }
+
+  // Uniform on the open interval (0, 1): never exactly 0, so log() is safe.
+  double uniform() {
+    if (used_ == 4) refill();
+    const std::uint64_t bits = block_[used_++] >> 11;  // 53 random bits
+    return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
+  }
+
+  std::uint64_t bits() {
+    if (used_ == 4) refill();
+    return block_[used_++];
+  }
+
+  // Standard normal by Box-Muller; the second value of each pair is kept.
+  double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double u1 = uniform();
+    const double u2 = uniform();
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    const double angle = 6.283185307179586476925 * u2;
+    spare_ = r * std::sin(angle);
+    has_spare_ = true;
+    return r * std::cos(angle);
+  }
+
+  // Uniform integer in [0, n) by Lemire's multiply-shift (bias below 2^-64 * n).
+  std::uint64_t below(std::uint64_t n) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits()) * n) >> 64);
+  }
+
+  // Gamma(shape, 1) by Marsaglia and Tsang (2000); shape < 1 by the boost
+  // Gamma(shape) = Gamma(shape + 1) * U^(1/shape), done in log space so that tiny
+  // shapes give tiny positive values instead of underflowing to zero.
+  double gamma(double shape) { return std::exp(log_gamma_variate(shape)); }
+
+  // log of a Gamma(shape, 1) variate; finite for any shape > 0.
+  double log_gamma_variate(double shape) {
+    double log_boost = 0.0;
+    if (shape < 1.0) {
+      log_boost = std::log(uniform()) / shape;
+      shape += 1.0;
+    }
+    const double d = shape - 1.0 / 3.0;
+    const double c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = normal();
+        v = 1.0 + c * x;
+      } while (v <= 0.0);
+      v = v * v * v;
+      const double u = uniform();
+      if (u < 1.0 - 0.0331 * x * x * x * x ||
+          std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) {
+        return std::log(d * v) + log_boost;
+      }
+    }
+  }
+
+ private:
+  using Philox = r123::Philox4x64;
+  void refill() {
+    block_ = Philox()(ctr_, key_);
+    ctr_.v[2]++;
+    used_ = 0;
+  }
+
+  Philox::key_type key_;
+  Philox::ctr_type ctr_;
+  Philox::ctr_type block_{};
+  int used_ = 4;
+  bool has_spare_ = false;
+  double spare_ = 0.0;
+};
+
+}  // namespace carousel
