@@ -1,0 +1,30 @@
+// Crash-safe output: a file is either its old contents or its complete new contents.
+//
+// A run killed mid-write (SIGKILL, node failure, full disk) must never leave a
+// half-written checkpoint or result where the next run would read it, so every output
+// goes through a temp file that is fsynced and renamed over the target.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace carousel::io {
+
+// Writes `bytes` to `path` atomically: temp file `path.tmp.<pid>` in the same directory
+// (rename is only atomic within one file system), every write checked, fsync, rename
+// over `path`, fsync of the directory so the rename itself survives a crash.
+// Throws carousel::OutputError(path, reason) on any failure; the temp file is removed
+// and an existing `path` is left untouched.
+void WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+// Same, with the contents given as consecutive pieces (e.g. header + payload), so a
+// large payload need not be copied into one buffer first.
+void WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces);
+
+// Creates `dir` and any missing parents. Throws carousel::OutputError if it cannot, if
+// `dir` exists but is not a directory, or if it is not writable, so that a run fails at
+// startup rather than after hours of sampling when it first writes there.
+void EnsureDirectory(const std::string& dir);
+
+}  // namespace carousel::io

@@ -1,0 +1,45 @@
+// NumPy .npy files (format version 1.0) for sampled factors and predictions, so results
+// load with numpy.load(path) without any Carousel code.
+//
+// Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace carousel::io {
+
+// The complete file contents for a C-order (row-major) array of the given shape, stored
+// little-endian whatever the host. `data` holds product(shape) elements; an empty shape
+// is a 0-d array of one element.
+std::string NpyBytes(const float* data, const std::vector<std::size_t>& shape);          // <f4
+std::string NpyBytes(const double* data, const std::vector<std::size_t>& shape);         // <f8
+std::string NpyBytes(const std::int32_t* data, const std::vector<std::size_t>& shape);   // <i4
+std::string NpyBytes(const std::int64_t* data, const std::vector<std::size_t>& shape);   // <i8
+std::string NpyBytes(const std::uint32_t* data, const std::vector<std::size_t>& shape);  // <u4
+
+// NpyBytes written with WriteFileAtomically; throws carousel::OutputError on failure.
+void WriteNpy(const std::string& path, const float* data, const std::vector<std::size_t>& shape);
+void WriteNpy(const std::string& path, const double* data, const std::vector<std::size_t>& shape);
+void WriteNpy(const std::string& path, const std::int32_t* data,
+              const std::vector<std::size_t>& shape);
+void WriteNpy(const std::string& path, const std::int64_t* data,
+              const std::vector<std::size_t>& shape);
+void WriteNpy(const std::string& path, const std::uint32_t* data,
+              const std::vector<std::size_t>& shape);
+
+struct NpyArray {
+  std::string descr;               // e.g. "<f4"
+  bool fortran_order = false;      // reported, not converted
+  std::vector<std::size_t> shape;  // empty for a 0-d array
+  std::string data;                // raw element bytes as stored in the file
+};
+
+// Minimal reader (for tests and tools, not a general .npy parser): accepts format
+// versions 1.x-3.x with a plain dict header. Checks that the data size matches descr and
+// shape. Throws carousel::InputError(path, problem) on missing or malformed files.
+NpyArray ReadNpy(const std::string& path);
+
+}  // namespace carousel::io

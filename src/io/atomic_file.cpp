@@ -1,0 +1,109 @@
+#include "carousel/io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel::io {
+namespace {
+
+std::string ErrnoText(int err) {
+  return std::strerror(err);
+}
+
+// The directory that holds `path`, for the directory fsync after the rename.
+std::string ParentDirectory(const std::string& path) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+// Closes the temp file and, if this process created it and it was not renamed into
+// place, removes it.
+struct TempFile {
+  explicit TempFile(std::string n) : name(std::move(n)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (fd >= 0) ::close(fd);
+    if (owned) ::unlink(name.c_str());
+  }
+
+  const std::string name;
+  int fd = -1;
+  bool owned = false;
+};
+
+void WriteAll(int fd, std::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw OutputError(path, "write failed: " + ErrnoText(errno));
+    }
+    // write() may write less than asked (signals, quotas); a zero return would loop
+    // forever, so treat it as out of space.
+    if (n == 0) throw OutputError(path, "write failed: " + ErrnoText(ENOSPC));
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void SyncDirectory(const std::string& dir, const std::string& path) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw OutputError(path, "cannot open directory " + dir + ": " + ErrnoText(errno));
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  // Some file systems do not support fsync on directories (EINVAL); the rename is then
+  // as durable as that file system can make it.
+  if (rc != 0 && err != EINVAL) {
+    throw OutputError(path, "fsync of directory " + dir + " failed: " + ErrnoText(err));
+  }
+}
+
+}  // namespace
+
+void WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  WriteFileAtomically(path, std::vector<std::string_view>{bytes});
+}
+
+void WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces) {
+  TempFile tmp(path + ".tmp." + std::to_string(::getpid()));
+  tmp.fd = ::open(tmp.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (tmp.fd < 0) throw OutputError(path, "cannot create " + tmp.name + ": " + ErrnoText(errno));
+  tmp.owned = true;
+  for (std::string_view piece : pieces) WriteAll(tmp.fd, piece, path);
+  // Without the fsync, a crash soon after the rename can leave an empty or partial
+  // file under the final name (delayed allocation on ext4/xfs).
+  if (::fsync(tmp.fd) != 0) throw OutputError(path, "fsync failed: " + ErrnoText(errno));
+  const int fd = tmp.fd;
+  tmp.fd = -1;
+  // close() can report a deferred write error (NFS), so it is checked too.
+  if (::close(fd) != 0) throw OutputError(path, "close failed: " + ErrnoText(errno));
+  if (::rename(tmp.name.c_str(), path.c_str()) != 0) {
+    throw OutputError(path, "rename from " + tmp.name + " failed: " + ErrnoText(errno));
+  }
+  tmp.owned = false;
+  SyncDirectory(ParentDirectory(path), path);
+}
+
+void EnsureDirectory(const std::string& dir) {
+  if (dir.empty()) throw OutputError(dir, "empty directory name");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw OutputError(dir, "cannot create directory: " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) throw OutputError(dir, "not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw OutputError(dir, "directory not writable: " + ErrnoText(errno));
+  }
+}
+
+}  // namespace carousel::io
