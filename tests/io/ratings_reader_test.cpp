@@ -1,0 +1,377 @@
+#include "carousel/io/ratings_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, so tests can run in parallel and leave nothing behind.
+std::string MakeTempDir() {
+  std::string pattern = (fs::path(testing::TempDir()) / "carousel_ratings_XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
+  return pattern;
+}
+
+class RatingsReader : public testing::Test {
+ protected:
+  ~RatingsReader() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  // Writes `contents` byte for byte (no newline translation) and returns the path.
+  std::string Write(const std::string& name, const std::string& contents) {
+    const std::string path = (fs::path(dir_) / name).string();
+    std::ofstream(path, std::ios::binary) << contents;
+    return path;
+  }
+
+  // Writes `contents` to `name`, reads it, and checks that it fails with an input error
+  // located at `line` (0: the file as a whole) whose message contains `keyword`.
+  testing::AssertionResult FailsWith(const std::string& name, const std::string& contents,
+                                     std::size_t line, const std::string& keyword,
+                                     RatingsFormat format = RatingsFormat::kAuto) {
+    const std::string path = Write(name, contents);
+    const std::string where = line == 0 ? path + ": " : path + ":" + std::to_string(line) + ": ";
+    return ErrorMatches(path, format, where, keyword);
+  }
+
+  static testing::AssertionResult ErrorMatches(const std::string& path, RatingsFormat format,
+                                               const std::string& where,
+                                               const std::string& keyword) {
+    try {
+      ReadRatings(path, format);
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      if (e.code() != ExitCode::kInput) {
+        return testing::AssertionFailure() << "wrong exit code for: " << message;
+      }
+      if (message.rfind(where, 0) != 0) {
+        return testing::AssertionFailure() << "expected '" << where << "' first in: " << message;
+      }
+      if (message.find(keyword) == std::string::npos) {
+        return testing::AssertionFailure() << "expected '" << keyword << "' in: " << message;
+      }
+      return testing::AssertionSuccess();
+    }
+    return testing::AssertionFailure() << "no error reading " << path;
+  }
+
+  const std::string dir_ = MakeTempDir();
+};
+
+void ExpectRating(const RawRating& r, std::int64_t user, std::int64_t item, double value,
+                  std::size_t line) {
+  EXPECT_EQ(r.user, user);
+  EXPECT_EQ(r.item, item);
+  EXPECT_DOUBLE_EQ(r.value, value);
+  EXPECT_EQ(r.line, line);
+}
+
+// --- Format names -----------------------------------------------------------------------
+
+TEST(RatingsReaderFormat, NamesRoundTrip) {
+  for (const char* name : {"auto", "movielens", "whitespace", "csv", "mtx"}) {
+    EXPECT_STREQ(RatingsFormatName(ParseRatingsFormat(name)), name);
+  }
+  EXPECT_EQ(ParseRatingsFormat("mtx"), RatingsFormat::kMatrixMarket);
+}
+
+TEST(RatingsReaderFormat, UnknownNameIsUsageError) {
+  try {
+    ParseRatingsFormat("tsv");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("--format"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'tsv'"), std::string::npos) << e.what();
+  }
+}
+
+// --- Formats ----------------------------------------------------------------------------
+
+TEST_F(RatingsReader, ReadsMovieLens) {
+  const std::string path = Write("ratings.dat", "1::1193::5::978300760\n2::661::3.5\n");
+  const RatingsFile file = ReadRatings(path);
+  EXPECT_EQ(file.path, path);
+  EXPECT_EQ(file.format, RatingsFormat::kMovieLens);
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 1, 1193, 5.0, 1);
+  ExpectRating(file.ratings[1], 2, 661, 3.5, 2);
+}
+
+TEST_F(RatingsReader, ReadsWhitespaceWithTabsAndSpaces) {
+  const RatingsFile file =
+      ReadRatings(Write("u.data", "196\t242\t3\t881250949\n  186 302   3.5 \n22\t377 1\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kWhitespace);
+  ASSERT_EQ(file.ratings.size(), 3u);
+  ExpectRating(file.ratings[0], 196, 242, 3.0, 1);
+  ExpectRating(file.ratings[1], 186, 302, 3.5, 2);
+  ExpectRating(file.ratings[2], 22, 377, 1.0, 3);
+}
+
+TEST_F(RatingsReader, ReadsCsvWithHeader) {
+  const RatingsFile file = ReadRatings(
+      Write("ratings.csv", "userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kCsv);
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 1, 31, 2.5, 2);
+  ExpectRating(file.ratings[1], 1, 1029, 3.0, 3);
+}
+
+TEST_F(RatingsReader, ReadsCsvWithoutHeader) {
+  const RatingsFile file = ReadRatings(Write("r.csv", "7, 8, 4.5\n9,10,0.5,123\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kCsv);
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 7, 8, 4.5, 1);
+  ExpectRating(file.ratings[1], 9, 10, 0.5, 2);
+}
+
+TEST_F(RatingsReader, ReadsCsvWithByteOrderMark) {
+  const RatingsFile file = ReadRatings(Write("bom.csv", "\xEF\xBB\xBFuser,item,rating\n1,2,3\n"));
+  ASSERT_EQ(file.ratings.size(), 1u);
+  ExpectRating(file.ratings[0], 1, 2, 3.0, 2);
+}
+
+TEST_F(RatingsReader, ReadsMatrixMarketKeepingOneBasedIds) {
+  const RatingsFile file =
+      ReadRatings(Write("m.mtx",
+                        "%%MatrixMarket matrix coordinate real general\n% a comment\n%\n3 4 2\n"
+                        "1 1 5\n3 4 2.5\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kMatrixMarket);
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 1, 1, 5.0, 5);
+  ExpectRating(file.ratings[1], 3, 4, 2.5, 6);
+}
+
+TEST_F(RatingsReader, ReadsIntegerMatrixMarketWithAnyCaseBanner) {
+  const RatingsFile file = ReadRatings(
+      Write("m.mtx", "%%matrixmarket MATRIX Coordinate integer General\n2 2 1\n2 1 4\n"));
+  ASSERT_EQ(file.ratings.size(), 1u);
+  ExpectRating(file.ratings[0], 2, 1, 4.0, 3);
+}
+
+TEST_F(RatingsReader, KeepsLargeAndZeroIds) {
+  const RatingsFile file =
+      ReadRatings(Write("big.txt", "0 0 1\n9223372036854775807 1099511627776 2\n"));
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 0, 0, 1.0, 1);
+  ExpectRating(file.ratings[1], INT64_MAX, std::int64_t{1} << 40, 2.0, 2);
+}
+
+// --- Line handling ----------------------------------------------------------------------
+
+TEST_F(RatingsReader, AcceptsCrlfLineEnds) {
+  const RatingsFile ml = ReadRatings(Write("crlf.dat", "1::2::5::0\r\n3::4::1.5::0\r\n"));
+  ASSERT_EQ(ml.ratings.size(), 2u);
+  ExpectRating(ml.ratings[1], 3, 4, 1.5, 2);
+
+  const RatingsFile csv = ReadRatings(Write("crlf.csv", "u,i,r\r\n1,2,3\r\n"));
+  ASSERT_EQ(csv.ratings.size(), 1u);
+  ExpectRating(csv.ratings[0], 1, 2, 3.0, 2);
+
+  const RatingsFile ws = ReadRatings(Write("crlf.txt", "1 2 3\r\n4\t5\t6\r\n"));
+  ASSERT_EQ(ws.ratings.size(), 2u);
+  ExpectRating(ws.ratings[1], 4, 5, 6.0, 2);
+
+  const RatingsFile mtx = ReadRatings(
+      Write("crlf.mtx", "%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 2 3\r\n"));
+  ASSERT_EQ(mtx.ratings.size(), 1u);
+  ExpectRating(mtx.ratings[0], 1, 2, 3.0, 3);
+}
+
+TEST_F(RatingsReader, SkipsBlankLinesAndCountsThem) {
+  const RatingsFile file = ReadRatings(Write("blank.txt", "\n1 2 3\n\n \t \n4 5 6"));
+  ASSERT_EQ(file.ratings.size(), 2u);
+  ExpectRating(file.ratings[0], 1, 2, 3.0, 2);
+  ExpectRating(file.ratings[1], 4, 5, 6.0, 5);
+}
+
+// --- Detection and override -------------------------------------------------------------
+
+TEST_F(RatingsReader, DetectsMatrixMarketByBanner) {
+  const RatingsFile file =
+      ReadRatings(Write("m.txt", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kMatrixMarket);
+}
+
+TEST_F(RatingsReader, DetectsMatrixMarketByExtension) {
+  // Without the banner the file fails as Matrix Market, which shows it was read as one.
+  EXPECT_TRUE(FailsWith("m.mtx", "1 2 3\n", 1, "missing %%MatrixMarket banner"));
+}
+
+TEST_F(RatingsReader, DetectsFromFirstDataLine) {
+  EXPECT_EQ(ReadRatings(Write("a", "\n1::2::3\n")).format, RatingsFormat::kMovieLens);
+  EXPECT_EQ(ReadRatings(Write("b", "\n1,2,3\n")).format, RatingsFormat::kCsv);
+  EXPECT_EQ(ReadRatings(Write("c", "\n1 2 3\n")).format, RatingsFormat::kWhitespace);
+}
+
+TEST_F(RatingsReader, ExplicitFormatOverridesDetection) {
+  const std::string path = Write("misnamed.mtx", "1 2 3\n4 5 6\n");
+  const RatingsFile file = ReadRatings(path, RatingsFormat::kWhitespace);
+  EXPECT_EQ(file.format, RatingsFormat::kWhitespace);
+  EXPECT_EQ(file.ratings.size(), 2u);
+
+  // Forced to CSV, the first line reads as a header and the second has one field.
+  EXPECT_TRUE(FailsWith("ws.txt", "1 2 3\n4 5 6\n", 2, "found 1", RatingsFormat::kCsv));
+  EXPECT_TRUE(FailsWith("csv.txt", "1,2,3\n", 1, "header where none is expected",
+                        RatingsFormat::kMovieLens));
+}
+
+// --- File-level errors ------------------------------------------------------------------
+
+TEST_F(RatingsReader, MissingFileIsInputError) {
+  const std::string path = (fs::path(dir_) / "absent.dat").string();
+  EXPECT_TRUE(ErrorMatches(path, RatingsFormat::kAuto, path + ": ", "No such file"));
+}
+
+TEST_F(RatingsReader, DirectoryIsInputError) {
+  EXPECT_TRUE(ErrorMatches(dir_, RatingsFormat::kAuto, dir_ + ": ", "cannot"));
+}
+
+TEST_F(RatingsReader, EmptyFileIsInputError) {
+  EXPECT_TRUE(FailsWith("empty.dat", "", 0, "no ratings"));
+  EXPECT_TRUE(FailsWith("blank.dat", "\n \r\n\t\n", 0, "no ratings"));
+  EXPECT_TRUE(FailsWith("empty.mtx", "", 0, "no ratings"));
+}
+
+TEST_F(RatingsReader, HeaderOnlyCsvHasNoRatings) {
+  EXPECT_TRUE(FailsWith("h.csv", "userId,movieId,rating\n", 0, "no ratings"));
+}
+
+// --- Line-level errors ------------------------------------------------------------------
+
+TEST_F(RatingsReader, WrongFieldCountNamesExpectedAndFound) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n4 5 6\n7 8\n", 3, "expected 3 or 4"));
+  EXPECT_TRUE(FailsWith("b.txt", "1 2 3\n4 5 6\n7 8\n", 3, "found 2"));
+  EXPECT_TRUE(FailsWith("c.txt", "1 2 3 4 5\n", 1, "found 5"));
+  EXPECT_TRUE(FailsWith("d.dat", "1::2::3\n1::2::3::4::5::6\n", 2, "found 6"));
+  EXPECT_TRUE(FailsWith("e.csv", "1,2,3\n\n1,2\n", 3, "comma-separated fields"));
+}
+
+TEST_F(RatingsReader, NonNumericIdIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\nabc 2 3\n", 2, "non-numeric user id 'abc'"));
+  EXPECT_TRUE(FailsWith("b.txt", "1 2 3\n1 x7 3\n", 2, "non-numeric item id 'x7'"));
+  EXPECT_TRUE(FailsWith("c.csv", "1,,3\n", 1, "empty item id"));
+}
+
+TEST_F(RatingsReader, NegativeIdIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n-4 2 3\n", 2, "negative user id -4"));
+  EXPECT_TRUE(FailsWith("b.dat", "1::-2::3\n", 1, "negative item id -2"));
+}
+
+TEST_F(RatingsReader, NonIntegerIdIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n3.5 2 3\n", 2, "non-integer user id '3.5'"));
+  EXPECT_TRUE(FailsWith("b.csv", "1,2e3,3\n", 1, "non-integer item id"));
+}
+
+TEST_F(RatingsReader, IdOutOfRangeIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "99999999999999999999 1 1\n", 1, "out of range"));
+}
+
+TEST_F(RatingsReader, NonNumericRatingIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n1 3 abc\n", 2, "non-numeric rating 'abc'"));
+  EXPECT_TRUE(FailsWith("b.csv", "1,2,4.5stars\n", 1, "non-numeric rating"));
+}
+
+TEST_F(RatingsReader, NanOrInfRatingIsError) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n1 3 nan\n", 2, "NaN or inf"));
+  EXPECT_TRUE(FailsWith("b.txt", "1 2 inf\n", 1, "NaN or inf"));
+  EXPECT_TRUE(FailsWith("c.dat", "1::2::-INF::0\n", 1, "NaN or inf"));
+  EXPECT_TRUE(FailsWith("d.txt", "1 2 1e999\n", 1, "out of the range"));
+}
+
+TEST_F(RatingsReader, DuplicatePairIsErrorNamingBothLines) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n1 3 4\n5 6 7\n1 2 4\n", 4,
+                        "duplicate rating for user 1 item 2 (first at line 1)"));
+  // The csv header and blank lines count as lines.
+  EXPECT_TRUE(FailsWith("b.csv", "u,i,r\n\n10,20,1\n10,20,1\n", 4, "(first at line 3)"));
+}
+
+TEST_F(RatingsReader, ReportsEarliestDuplicateInFileOrder) {
+  // User 1 sorts first, but the pair of user 2 repeats earlier in the file.
+  EXPECT_TRUE(FailsWith("a.txt", "1 1 1\n2 2 2\n2 2 3\n1 1 5\n2 2 4\n", 3,
+                        "user 2 item 2 (first at line 2)"));
+}
+
+TEST_F(RatingsReader, HeaderIsErrorOutsideCsv) {
+  EXPECT_TRUE(FailsWith("u.data", "user item rating\n1 2 3\n", 1, "header where none is expected"));
+  EXPECT_TRUE(FailsWith("r.dat", "UserID::MovieID::Rating::Timestamp\n1::2::3::4\n", 1,
+                        "header where none is expected"));
+}
+
+TEST_F(RatingsReader, CsvHeaderOnlyAllowedFirst) {
+  EXPECT_TRUE(FailsWith("a.csv", "1,2,3\nuserId,movieId,rating\n", 2, "non-numeric user id"));
+}
+
+// --- Matrix Market errors ---------------------------------------------------------------
+
+const char kMtxBanner[] = "%%MatrixMarket matrix coordinate real general\n";
+
+TEST_F(RatingsReader, MatrixMarketRejectsUnsupportedTypes) {
+  for (const char* banner : {"%%MatrixMarket matrix coordinate pattern general\n",
+                             "%%MatrixMarket matrix coordinate real symmetric\n",
+                             "%%MatrixMarket matrix array real general\n"}) {
+    EXPECT_TRUE(FailsWith("t.mtx", std::string(banner) + "2 2 1\n1 1 1\n", 1, "unsupported"));
+  }
+}
+
+TEST_F(RatingsReader, MatrixMarketNeedsSizeLine) {
+  EXPECT_TRUE(FailsWith("s.mtx", std::string(kMtxBanner) + "% only comments\n", 0,
+                        "missing Matrix Market size line"));
+  EXPECT_TRUE(
+      FailsWith("t.mtx", std::string(kMtxBanner) + "%\n3 3\n1 1 1\n", 3, "malformed size line"));
+}
+
+TEST_F(RatingsReader, MatrixMarketChecksIndexBounds) {
+  const std::string head = std::string(kMtxBanner) + "3 4 2\n1 1 1\n";
+  EXPECT_TRUE(FailsWith("a.mtx", head + "4 1 1\n", 4, "row index 4 outside 1..3"));
+  EXPECT_TRUE(FailsWith("b.mtx", head + "1 5 1\n", 4, "column index 5 outside 1..4"));
+  EXPECT_TRUE(FailsWith("c.mtx", head + "0 1 1\n", 4, "row index 0 outside"));
+}
+
+TEST_F(RatingsReader, MatrixMarketChecksEntryCount) {
+  const std::string head = std::string(kMtxBanner) + "3 3 2\n1 1 1\n";
+  EXPECT_TRUE(FailsWith("few.mtx", head, 0, "expected 2 entries"));
+  EXPECT_TRUE(FailsWith("few2.mtx", head, 0, "found 1"));
+  EXPECT_TRUE(FailsWith("many.mtx", head + "2 2 2\n3 3 3\n", 5, "more entries than the 2"));
+}
+
+TEST_F(RatingsReader, MatrixMarketChecksLinesAndDuplicates) {
+  const std::string head = std::string(kMtxBanner) + "3 3 2\n1 1 1\n";
+  EXPECT_TRUE(FailsWith("a.mtx", head + "2 2\n", 4, "expected 3 fields"));
+  EXPECT_TRUE(FailsWith("b.mtx", head + "1 1 2\n", 4, "duplicate rating for user 1 item 1"));
+  EXPECT_TRUE(FailsWith("c.mtx", head + "2 2 nan\n", 4, "NaN or inf"));
+}
+
+// --- Real data --------------------------------------------------------------------------
+
+TEST(RatingsReaderSharedData, ReadsMl100kU1Base) {
+  const std::string path = std::string(CAROUSEL_SHARED_DATA) + "/ml-100k/u1.base";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
+  const RatingsFile file = ReadRatings(path);
+  EXPECT_EQ(file.format, RatingsFormat::kWhitespace);
+  ASSERT_EQ(file.ratings.size(), 80000u);
+  ExpectRating(file.ratings.front(), 1, 1, 5.0, 1);
+  const auto by_user = [](const RawRating& a, const RawRating& b) { return a.user < b.user; };
+  const auto by_item = [](const RawRating& a, const RawRating& b) { return a.item < b.item; };
+  EXPECT_EQ(std::max_element(file.ratings.begin(), file.ratings.end(), by_user)->user, 943);
+  EXPECT_EQ(std::max_element(file.ratings.begin(), file.ratings.end(), by_item)->item, 1682);
+  for (const RawRating& r : file.ratings) {
+    ASSERT_TRUE(r.value >= 1.0 && r.value <= 5.0) << "line " << r.line;
+  }
+}
+
+}  // namespace
+}  // namespace carousel::io
