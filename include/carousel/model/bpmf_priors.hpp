@@ -19,8 +19,8 @@ struct BpmfHyper {
 struct BpmfPriors {
   bool use_bias = true;
   bool sample_hyper = true;
-  double a0 = 1.0;  // Gamma shape of every precision's hyperprior
-  double b0 = 1.0;  // Gamma rate of every precision's hyperprior
+  double a0 = 1.0;    // Gamma shape of every precision's hyperprior
+  double b0 = 1.0;    // Gamma rate of every precision's hyperprior
   BpmfHyper initial;  // the fixed values when sample_hyper is false
 };
 

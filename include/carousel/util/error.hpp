@@ -25,8 +25,20 @@ class Error : public std::runtime_error {
   Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ExitCode code() const { return code_; }
 
+  // A collective error is raised by every rank together, so the job can end without
+  // MPI_Abort; a quiet one is printed by another rank (DESIGN.md section 3).
+  bool collective() const { return collective_; }
+  bool quiet() const { return quiet_; }
+  Error& SetCollective(bool quiet) {
+    collective_ = true;
+    quiet_ = quiet;
+    return *this;
+  }
+
  private:
   ExitCode code_;
+  bool collective_ = false;
+  bool quiet_ = false;
 };
 
 // Input data problem; `where` is "file:line" or "file" when no line applies.

@@ -1,0 +1,28 @@
+// The subcommands of the `carousel` binary. Each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "carousel/comm/communicator.hpp"
+#include "carousel/engine/mf_config.hpp"
+#include "carousel/io/mf_loader.hpp"
+
+namespace carousel::cli {
+
+// Thrown by option parsing when -h/--help was given; carries the help text.
+struct HelpRequested {
+  std::string text;
+};
+
+// carousel mf [options]: distributed SG-MCMC for Bayesian matrix factorization.
+int RunMfCommand(Communicator& comm, const std::vector<std::string>& args);
+
+// carousel mf --sampler gibbs: the exact Gibbs sampler for the same model, one process.
+int RunGibbsReference(const std::string& out, const MfConfig& config, const io::LoadedMf& data,
+                      const std::string& comments, bool quiet);
+
+// carousel gen mf [options]: synthetic ratings with known factors.
+int RunGenCommand(const std::vector<std::string>& args);
+
+}  // namespace carousel::cli

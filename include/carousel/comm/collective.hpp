@@ -1,0 +1,15 @@
+// Runs a step on every rank and turns an error on any rank into the same error on all of
+// them (DESIGN.md section 3): no rank returns while others wait in a collective.
+#pragma once
+
+#include <functional>
+
+#include "carousel/comm/communicator.hpp"
+
+namespace carousel {
+
+// Calls `step`; if it throws carousel::Error on one or more ranks, every rank throws a
+// collective Error with the exit code of the lowest failing rank, which alone prints it.
+void RunCollectively(Communicator& comm, const std::function<void()>& step);
+
+}  // namespace carousel

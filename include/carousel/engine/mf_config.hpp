@@ -1,0 +1,31 @@
+// Every option the sampled chain depends on. Two runs with equal MfConfig, data and seed
+// produce bitwise-identical results whatever the number of ranks.
+#pragma once
+
+#include <cstdint>
+
+#include "carousel/engine/tile_grid.hpp"
+#include "carousel/model/bpmf.hpp"
+#include "carousel/sampler/sampler.hpp"
+#include "carousel/sampler/step_size.hpp"
+
+namespace carousel {
+
+struct MfConfig {
+  BpmfShape shape;
+  BpmfPriors priors;
+  SamplerOptions sampler;
+  StepSchedule step;
+  double minibatch = 1.0;  // fraction of each stratum used per iteration
+  int tiles = 1;
+  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
+  std::uint64_t iterations = 1000;
+  std::uint64_t burn_in = 200;
+  std::uint64_t eval_every = 10;
+  std::uint64_t hyper_every = 10;
+  std::uint64_t checkpoint_every = 0;  // 0: only on signals
+  std::uint64_t seed = 1;
+  double init_sd = 0.1;  // factors start as N(0, init_sd^2)
+};
+
+}  // namespace carousel

@@ -1,0 +1,72 @@
+// Bayesian PMF with biases (Salakhutdinov and Mnih 2008; the Gamma-precision form used
+// by Ahn et al. 2015 for distributed SGLD), see bpmf_priors.hpp for the model. This file
+// holds what a tile contributes: minibatch likelihood gradients, prior precisions,
+// predictions, and the Gibbs conditionals of the precisions. Factors and biases share a
+// block row: columns 0..K-1 are the factors, column K (when biases are on) the bias.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "carousel/model/bpmf_priors.hpp"
+#include "carousel/sampler/block.hpp"
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+// The ratings of one tile in compressed-row form over the tile's local rows and columns.
+struct TileRatings {
+  std::vector<std::uint32_t> row_start;  // size rows + 1
+  std::vector<std::uint32_t> col;        // local column within the column block
+  std::vector<float> value;
+  std::size_t size() const { return value.size(); }
+};
+
+struct BpmfShape {
+  int rank = 10;
+  bool bias = true;
+  int width() const { return rank + (bias ? 1 : 0); }
+};
+
+// Which entries of a tile are in this iteration's minibatch: all (fraction 1), or each
+// entry independently with probability `fraction`, decided by a hash keyed by
+// (seed, tile, iteration) so that any rank makes the same choice.
+struct Subsample {
+  double fraction = 1.0;
+  std::uint64_t key = 0;
+  bool Keeps(std::uint64_t entry) const;
+  static Subsample For(double fraction, std::uint64_t seed, std::uint64_t tile,
+                       std::uint64_t iteration);
+};
+
+struct TileGradientResult {
+  double sse = 0.0;         // sum of squared residuals over the minibatch entries
+  std::uint64_t count = 0;  // minibatch entries visited
+};
+
+// Adds sum_n grad log p(r_n | W, H) over the tile's minibatch entries to lik_w / lik_h
+// (which the caller zeroes). Residuals use parameters as they were before this call.
+TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
+                                          const BpmfShape& shape, float mu, float tau,
+                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h);
+
+// Prior precision of each block column: lambda for the factors, lambda_bias for the bias.
+Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias);
+
+// mu + b_i + c_j + w_i . h_j, clipped to [lo, hi]; either row may be null (unknown user or
+// item: its factors and bias count as zero, which leaves the global mean and known bias).
+float PredictRating(const float* w, const float* h, const BpmfShape& shape, float mu, float lo,
+                    float hi);
+
+// Sufficient statistics of the precisions' Gibbs conditionals.
+struct HyperStats {
+  double sse = 0.0, n = 0.0;  // likelihood: squared residuals and how many (scaled to N)
+  double w2 = 0.0, w_count = 0.0, b2 = 0.0, b_count = 0.0;
+  double h2 = 0.0, h_count = 0.0, c2 = 0.0, c_count = 0.0;
+};
+
+// One Gibbs step for (tau, lambda_w, lambda_h, lambda_b, lambda_c):
+// lambda ~ Gamma(a0 + count/2, rate b0 + sum_of_squares/2).
+BpmfHyper SampleHyper(const BpmfPriors& priors, const HyperStats& stats, KeyedStream& stream);
+
+}  // namespace carousel

@@ -1,0 +1,51 @@
+// A block of parameters as samplers see it: an n x d row-major float matrix (one row per
+// user or item: its factors and, when biases are on, its bias in the last column) plus
+// the sampler's auxiliary arrays of the same shape (RMSprop averages, momenta, ...).
+// Blocks are the unit that is updated, moved between ranks and checkpointed.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <vector>
+
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct BlockState {
+  Matrix theta;
+  std::vector<Matrix> aux;
+};
+
+// The stochastic gradient of one block, in the pieces samplers need:
+//   -grad U~(theta) = scale * lik_sum - prior_precision (.) theta,
+// where lik_sum = sum over the minibatch of grad log p(x_n | theta) and
+// scale = N / N_minibatch. PSGLD's preconditioner uses the minibatch mean
+// lik_sum / N_minibatch (HAMCMC paper Sec. 3.1).
+struct BlockGradient {
+  const Matrix& lik_sum;
+  double scale;
+  double minibatch_size;
+  const Eigen::VectorXf& prior_precision;  // one per column
+
+  float LogPosterior(const Matrix& theta, Eigen::Index r, Eigen::Index c) const {
+    return static_cast<float>(scale) * lik_sum(r, c) - prior_precision[c] * theta(r, c);
+  }
+};
+
+// Where a row's injected noise comes from: keyed by the row's global id and the
+// iteration, so any rank holding the block draws the same numbers.
+struct NoiseKey {
+  std::uint64_t seed;
+  Purpose purpose;
+  std::uint64_t iteration;
+  const std::vector<std::uint32_t>* global_ids;
+
+  KeyedStream Row(Eigen::Index r) const {
+    return KeyedStream(seed, purpose, (*global_ids)[static_cast<std::size_t>(r)], iteration);
+  }
+};
+
+}  // namespace carousel

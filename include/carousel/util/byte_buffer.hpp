@@ -1,0 +1,77 @@
+// Minimal binary packing of plain values and arrays, for blocks that travel between ranks
+// and into checkpoints. Same machine, same layout: no endianness conversion.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+
+class ByteWriter {
+ public:
+  template <typename T>
+  void Put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    PutRaw(&value, sizeof(T));
+  }
+  template <typename T>
+  void PutArray(const T* data, std::size_t count) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Put<std::uint64_t>(count);
+    PutRaw(data, count * sizeof(T));
+  }
+  template <typename T>
+  void PutVector(const std::vector<T>& v) {
+    PutArray(v.data(), v.size());
+  }
+  std::string Take() { return std::move(bytes_); }
+
+ private:
+  void PutRaw(const void* data, std::size_t size) {
+    bytes_.append(static_cast<const char*>(data), size);
+  }
+  std::string bytes_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(const std::string& bytes) : bytes_(bytes) {}
+  template <typename T>
+  T Get() {
+    T value;
+    GetRaw(&value, sizeof(T));
+    return value;
+  }
+  // Reads an array written by PutArray into `data`, which must hold exactly `count`.
+  template <typename T>
+  void GetArray(T* data, std::size_t count) {
+    if (Get<std::uint64_t>() != count)
+      throw Error(ExitCode::kCheckpoint, "state block has an unexpected size");
+    GetRaw(data, count * sizeof(T));
+  }
+  template <typename T>
+  std::vector<T> GetVector() {
+    const auto count = Get<std::uint64_t>();
+    if (count * sizeof(T) > bytes_.size() - offset_)
+      throw Error(ExitCode::kCheckpoint, "state block is truncated");
+    std::vector<T> v(count);
+    GetRaw(v.data(), count * sizeof(T));
+    return v;
+  }
+
+ private:
+  void GetRaw(void* data, std::size_t size) {
+    if (size > bytes_.size() - offset_)
+      throw Error(ExitCode::kCheckpoint, "state block is truncated");
+    std::memcpy(data, bytes_.data() + offset_, size);
+    offset_ += size;
+  }
+  const std::string& bytes_;
+  std::size_t offset_ = 0;
+};
+
+}  // namespace carousel

@@ -1,0 +1,303 @@
+// `carousel mf`: options, wiring of loader, engine and outputs, progress and summary.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "carousel/cli/commands.hpp"
+#include "carousel/cli/progress.hpp"
+#include "carousel/cli/signals.hpp"
+#include "carousel/comm/collective.hpp"
+#include "carousel/engine/mf_engine.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/mf_loader.hpp"
+#include "carousel/io/mf_outputs.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/version.hpp"
+
+namespace carousel::cli {
+namespace {
+
+struct MfCommandOptions {
+  io::MfInput input;
+  std::string format = "auto";
+  std::string out = "carousel-out";
+  std::string resume;
+  std::string schedule = "cyclic";
+  std::string hyper = "sample";
+  bool no_bias = false;
+  bool quiet = false;
+  double step = -1.0;  // < 0: the sampler's default (see DefaultStep)
+  MfConfig config;
+  std::vector<std::string> argv;  // as given, for checkpoints and output headers
+};
+
+void AddOptions(CLI::App& app, MfCommandOptions& o) {
+  auto& c = o.config;
+  app.add_option("--train", o.input.train, "training ratings file");
+  app.add_option("--test", o.input.test, "test ratings file");
+  app.add_option("--test-fraction", o.input.test_fraction,
+                 "hold out this fraction of --train as test set (seeded)")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
+  app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
+  app.add_option("--sampler", c.sampler.name, "sgld|psgld|gibbs");
+  app.add_option("--step", o.step, "step size a of a(b + t)^-c (default: per sampler)");
+  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
+  app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--minibatch", c.minibatch, "fraction of each stratum per iteration")
+      ->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
+      ->check(CLI::IsMember({"cyclic", "random"}));
+  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--burn-in", c.burn_in, "iterations before samples enter the posterior mean");
+  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--hyper-every", c.hyper_every, "Gibbs step for the precisions every N")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--hyper", o.hyper, "sample|fixed precisions (fixed: all 1)")
+      ->check(CLI::IsMember({"sample", "fixed"}));
+  app.add_flag("--no-bias", o.no_bias, "no user and item biases");
+  app.add_option("--rmsprop-alpha", c.sampler.rmsprop_alpha, "PSGLD: squared-gradient decay");
+  app.add_option("--rmsprop-lambda", c.sampler.rmsprop_lambda, "PSGLD: preconditioner floor");
+  app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
+  app.add_option("--seed", c.seed, "seed of every random choice");
+  app.add_option("--out", o.out, "output directory");
+  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations");
+  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
+  app.add_flag("--quiet", o.quiet, "no progress lines");
+}
+
+MfCommandOptions Parse(const std::vector<std::string>& args) {
+  MfCommandOptions o;
+  CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC"};
+  app.set_help_flag("-h,--help");
+  AddOptions(app, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested{app.help()};
+  } catch (const CLI::ParseError& e) {
+    throw Error(ExitCode::kUsage, std::string("carousel mf: ") + e.what());
+  }
+  o.argv = args;
+  o.input.seed = o.config.seed;
+  o.input.format = io::ParseRatingsFormat(o.format);
+  o.config.shape.bias = !o.no_bias;
+  o.config.priors.use_bias = !o.no_bias;
+  o.config.priors.sample_hyper = o.hyper == "sample";
+  o.config.schedule =
+      o.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
+  if (o.resume.empty() && o.input.train.empty())
+    throw UsageError("--train", "a training file is required (or --resume DIR)");
+  if (!o.input.test.empty() && o.input.test_fraction > 0)
+    throw UsageError("--test-fraction", "give either --test or --test-fraction, not both");
+  if (o.config.burn_in >= o.config.iterations)
+    throw UsageError("--burn-in", "must be smaller than --iterations (" +
+                                      std::to_string(o.config.iterations) + ")");
+  if (o.step == 0.0 || (o.step > 0 && !std::isfinite(o.step)))
+    throw UsageError("--step", "must be a positive finite number");
+  return o;
+}
+
+// Default step sizes, in units that carry over between data sizes. PSGLD's preconditioner
+// scales each coordinate by 1/sqrt(mean squared minibatch gradient), whose size grows
+// with N, so its step is given per rating. SGLD has no preconditioner; its step must stay
+// below the inverse curvature of the most-rated row or column (tau * degree * |h|^2).
+double DefaultStep(const std::string& sampler, const MfProblem& problem) {
+  const double n = static_cast<double>(problem.train.entries.size());
+  if (sampler == "sgld") {
+    std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
+    for (const Rating& r : problem.train.entries) {
+      row_degree[r.row]++;
+      col_degree[r.col]++;
+    }
+    std::uint64_t max_degree = 1;
+    for (auto d : row_degree) max_degree = std::max(max_degree, d);
+    for (auto d : col_degree) max_degree = std::max(max_degree, d);
+    return 0.5 / static_cast<double>(max_degree);
+  }
+  return 0.05 / n;  // psgld
+}
+
+std::string JoinArgs(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+std::string PackArgs(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + '\0';
+  return s;
+}
+
+std::vector<std::string> UnpackArgs(const std::string& packed) {
+  std::vector<std::string> args;
+  std::string current;
+  for (char c : packed) {
+    if (c == '\0') {
+      args.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  return args;
+}
+
+// The arguments of the run being resumed, with --out pointing at DIR and any
+// --iterations given now replacing the stored one.
+std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
+                                     const MfCommandOptions& now,
+                                     const std::vector<std::string>& given) {
+  std::vector<std::string> args;
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    if (stored[i] == "--out" || stored[i] == "--iterations") {
+      ++i;
+      continue;
+    }
+    args.push_back(stored[i]);
+  }
+  args.insert(args.end(), {"--out", now.resume});
+  bool iterations_given = false;
+  for (std::size_t i = 0; i + 1 < given.size(); ++i)
+    if (given[i] == "--iterations") {
+      args.insert(args.end(), {"--iterations", given[i + 1]});
+      iterations_given = true;
+    }
+  if (!iterations_given)
+    for (std::size_t i = 0; i + 1 < stored.size(); ++i)
+      if (stored[i] == "--iterations") args.insert(args.end(), {"--iterations", stored[i + 1]});
+  return args;
+}
+
+std::string CheckpointDir(const std::string& out) {
+  return out + "/checkpoints";
+}
+
+std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions& o,
+                                                          const MfConfig& c, int ranks,
+                                                          const io::LoadedMf& data) {
+  return {{"carousel", kVersion},
+          {"command", "carousel mf " + JoinArgs(o.argv)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(c.tiles)},
+          {"sampler", c.sampler.name},
+          {"step", std::to_string(c.step.a) + " * (" + std::to_string(c.step.b) + " + t)^-" +
+                       std::to_string(c.step.c)},
+          {"rank", std::to_string(c.shape.rank)},
+          {"bias", c.shape.bias ? "yes" : "no"},
+          {"hyper", c.priors.sample_hyper ? "sampled (Gamma(1,1) priors)" : "fixed at 1"},
+          {"minibatch", std::to_string(c.minibatch)},
+          {"schedule", o.schedule},
+          {"iterations", std::to_string(c.iterations)},
+          {"burn_in", std::to_string(c.burn_in)},
+          {"eval_every", std::to_string(c.eval_every)},
+          {"seed", std::to_string(c.seed)},
+          {"train", o.input.train},
+          {"test", o.input.test.empty() ? "fraction " + std::to_string(o.input.test_fraction)
+                                        : o.input.test},
+          {"users", std::to_string(data.problem.train.rows)},
+          {"items", std::to_string(data.problem.train.cols)},
+          {"train_ratings", std::to_string(data.problem.train.entries.size())},
+          {"test_ratings", std::to_string(data.problem.test.size())},
+          {"cold_test_ratings", std::to_string(data.cold_test)}};
+}
+
+}  // namespace
+
+int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
+  MfCommandOptions options;
+  RunCollectively(comm, [&] { options = Parse(args); });
+
+  std::string resume_payload;
+  if (!options.resume.empty()) {
+    RunCollectively(comm, [&] {
+      const auto latest = io::LatestCheckpoint(CheckpointDir(options.resume));
+      if (!latest)
+        throw CheckpointError(CheckpointDir(options.resume), "no checkpoint to resume from");
+      resume_payload = io::ReadCheckpoint(*latest);
+      const auto stored = UnpackArgs(MfEngine::CheckpointExtra(resume_payload));
+      options = Parse(ResumedArgs(stored, options, args));
+    });
+  }
+
+  io::LoadedMf data;
+  RunCollectively(comm, [&] { data = io::LoadMf(options.input); });
+  MfConfig& config = options.config;
+  if (config.tiles <= 0) config.tiles = comm.size();
+  config.step.a = options.step > 0 ? options.step : DefaultStep(config.sampler.name, data.problem);
+
+  if (config.sampler.name == "gibbs") {
+    RunCollectively(comm, [&] {
+      if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
+    });
+    return RunGibbsReference(options.out, config, data,
+                             io::CommentBlock(Comments(options, config, 1, data)), options.quiet);
+  }
+
+  std::unique_ptr<MfEngine> engine;
+  RunCollectively(comm, [&] {
+    engine = std::make_unique<MfEngine>(comm, config, data.problem);
+    if (!resume_payload.empty()) engine->Restore(resume_payload);
+    if (comm.rank() == 0) io::EnsureDirectory(options.out);
+  });
+
+  const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
+  const std::string trace_path = options.out + "/trace.csv";
+  Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
+  double last_trace_write = -1e9;
+  MfCallbacks callbacks;
+  callbacks.requests = TakeSignalRequests;
+  callbacks.checkpoint_extra = PackArgs(options.argv);
+  callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
+  callbacks.on_eval = [&](const TraceRow& row) {
+    progress.OnEval(row);
+    if (row.seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
+      io::WriteTrace(trace_path, comments, engine->trace());  // at every evaluation
+      last_trace_write = row.seconds;
+    }
+  };
+  callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
+    io::WriteTrace(trace_path, comments, engine->trace());
+    io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
+  };
+
+  const bool finished = engine->Run(callbacks);
+  progress.Finish();
+  if (!finished) {
+    if (comm.rank() == 0)
+      std::fprintf(stderr, "carousel: stopped by SIGTERM at iteration %llu; checkpoint in %s\n",
+                   static_cast<unsigned long long>(engine->iteration()),
+                   CheckpointDir(options.out).c_str());
+    return static_cast<int>(ExitCode::kInterrupted);
+  }
+
+  const MfPosterior posterior = engine->Posterior();
+  const double comm_seconds = engine->seconds_communicating();
+  const double run_seconds = engine->seconds_running();
+  if (comm.rank() == 0) {
+    io::WriteTrace(trace_path, comments, engine->trace());
+    io::WritePredictions(options.out + "/predictions.csv", comments, data, posterior);
+    io::WritePosteriorArrays(options.out, posterior, config.shape.rank, config.shape.bias, data);
+    const TraceRow& last = engine->trace().back();
+    std::printf(
+        "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
+        "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
+        "or item; rank 0 spent %.1f%% of its time communicating; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds, last.rmse_sample,
+        last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
+        static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
+        run_seconds > 0 ? 100.0 * comm_seconds / run_seconds : 0.0, options.out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace carousel::cli

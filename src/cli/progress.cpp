@@ -1,0 +1,55 @@
+#include "carousel/cli/progress.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace carousel::cli {
+
+Progress::Progress(std::uint64_t first_iteration, std::uint64_t total, bool enabled)
+    : first_(first_iteration), total_(total), enabled_(enabled), live_(isatty(2) == 1) {}
+
+void Progress::OnEval(const TraceRow& row) {
+  last_eval_ = row;
+  have_eval_ = true;
+}
+
+void Progress::OnIteration(std::uint64_t iteration, double seconds) {
+  if (start_seconds_ < 0) start_seconds_ = seconds;
+  Print(iteration, seconds, iteration == total_);
+}
+
+void Progress::Print(std::uint64_t iteration, double seconds, bool force) {
+  if (!enabled_) return;
+  const double interval = live_ ? 0.2 : 10.0;
+  if (!force && seconds - last_print_ < interval) return;
+  last_print_ = seconds;
+  const double elapsed = seconds - start_seconds_;
+  const double done = static_cast<double>(iteration - first_);
+  const double rate = elapsed > 0 ? done / elapsed : 0.0;
+  const double eta = rate > 0 ? static_cast<double>(total_ - iteration) / rate : 0.0;
+  char line[256];
+  int n = std::snprintf(line, sizeof line, "iter %llu/%llu  %.1f it/s  ETA %.0fs",
+                        static_cast<unsigned long long>(iteration),
+                        static_cast<unsigned long long>(total_), rate, eta);
+  if (have_eval_ && n > 0 && n < static_cast<int>(sizeof line)) {
+    n += std::snprintf(line + n, sizeof line - n, "  rmse %.4f", last_eval_.rmse_sample);
+    if (!std::isnan(last_eval_.rmse_mean) && n < static_cast<int>(sizeof line))
+      std::snprintf(line + n, sizeof line - n, "  (posterior mean %.4f)", last_eval_.rmse_mean);
+  }
+  if (live_) {
+    std::fprintf(stderr, "\r\033[K%s", line);
+    dirty_line_ = true;
+  } else {
+    std::fprintf(stderr, "%s\n", line);
+  }
+  std::fflush(stderr);
+}
+
+void Progress::Finish() {
+  if (enabled_ && dirty_line_) std::fprintf(stderr, "\n");
+  dirty_line_ = false;
+}
+
+}  // namespace carousel::cli

@@ -1,0 +1,146 @@
+// MPI implementation of Communicator; the only translation unit that includes <mpi.h>.
+#include <mpi.h>
+
+#include <chrono>
+#include <utility>
+
+#include "carousel/comm/communicator.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+namespace {
+
+class Stopwatch {
+ public:
+  explicit Stopwatch(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() {
+    *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+void Check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(ExitCode::kInternal, std::string("MPI call failed: ") + what);
+}
+
+class MpiPending : public PendingExchange {
+ public:
+  std::vector<Message> sends;
+  std::vector<Message> receives;
+  std::vector<MPI_Request> requests;
+};
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator(int* argc, char*** argv) {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised) {
+      MPI_Init(argc, argv);
+      owns_mpi_ = true;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~MpiCommunicator() override {
+    if (owns_mpi_) MPI_Finalize();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::unique_ptr<PendingExchange> StartExchange(std::vector<Message> sends,
+                                                 std::vector<Message> expected) override {
+    Stopwatch watch(&seconds_);
+    auto pending = std::make_unique<MpiPending>();
+    pending->sends = std::move(sends);
+    pending->receives = std::move(expected);
+    for (auto& m : pending->receives) {
+      pending->requests.emplace_back();
+      Check(MPI_Irecv(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
+                      MPI_COMM_WORLD, &pending->requests.back()),
+            "Irecv");
+    }
+    for (auto& m : pending->sends) {
+      pending->requests.emplace_back();
+      Check(MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
+                      MPI_COMM_WORLD, &pending->requests.back()),
+            "Isend");
+    }
+    return pending;
+  }
+
+  std::vector<Message> FinishExchange(std::unique_ptr<PendingExchange> base) override {
+    Stopwatch watch(&seconds_);
+    auto& pending = static_cast<MpiPending&>(*base);
+    Check(MPI_Waitall(static_cast<int>(pending.requests.size()), pending.requests.data(),
+                      MPI_STATUSES_IGNORE),
+          "Waitall");
+    return std::move(pending.receives);
+  }
+
+  std::vector<std::string> AllGather(const std::string& mine) override {
+    Stopwatch watch(&seconds_);
+    const int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(size_), offsets(size_, 0);
+    Check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
+          "Allgather lengths");
+    for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    std::string all(static_cast<std::size_t>(offsets[size_ - 1] + lengths[size_ - 1]), '\0');
+    Check(MPI_Allgatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
+                         MPI_BYTE, MPI_COMM_WORLD),
+          "Allgatherv");
+    std::vector<std::string> out(size_);
+    for (int r = 0; r < size_; ++r) out[r] = all.substr(offsets[r], lengths[r]);
+    return out;
+  }
+
+  std::vector<std::string> GatherToRoot(const std::string& mine) override {
+    Stopwatch watch(&seconds_);
+    const int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(size_), offsets(size_, 0);
+    Check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
+          "Gather lengths");
+    for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    std::string all(
+        rank_ == 0 ? static_cast<std::size_t>(offsets[size_ - 1] + lengths[size_ - 1]) : 0, '\0');
+    Check(MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
+                      MPI_BYTE, 0, MPI_COMM_WORLD),
+          "Gatherv");
+    std::vector<std::string> out;
+    if (rank_ == 0)
+      for (int r = 0; r < size_; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+    return out;
+  }
+
+  std::vector<int> AllGatherInt(int mine) override {
+    Stopwatch watch(&seconds_);
+    std::vector<int> out(size_);
+    Check(MPI_Allgather(&mine, 1, MPI_INT, out.data(), 1, MPI_INT, MPI_COMM_WORLD), "Allgather");
+    return out;
+  }
+
+  [[noreturn]] void Abort(int exit_code) override {
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);
+  }
+
+  double seconds_communicating() const override { return seconds_; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_mpi_ = false;
+  double seconds_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> MakeMpiCommunicator(int* argc, char*** argv) {
+  return std::make_unique<MpiCommunicator>(argc, argv);
+}
+
+}  // namespace carousel

@@ -1,0 +1,672 @@
+#include "carousel/engine/mf_engine.hpp"
+
+#include <algorithm>
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/map.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "carousel/comm/ordered_sum.hpp"
+#include "carousel/engine/block_codec.hpp"
+#include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+namespace {
+
+// Everything one row-block carries: it never leaves its rank during a run.
+struct RowBlock {
+  int id = 0;
+  BlockState state;
+  Matrix lik;                             // this iteration's likelihood gradient
+  std::vector<TileRatings> tiles;         // indexed by column block
+  Eigen::MatrixXd sum, sum_sq;            // posterior moments over collected samples
+  std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
+  std::vector<std::uint32_t> test_index;  // position in MfProblem::test
+  std::vector<double> pred_sum, pred_sum_sq;
+  double minibatch_sse = 0.0;  // the last iteration's minibatch, for rmse_train
+  double minibatch_count = 0.0;
+};
+
+// The saved state, written with Boost.Serialization. Blocks are stored by global id so
+// that any rank count dividing B can load them (DESIGN.md section 4).
+struct SavedState {
+  std::string fingerprint;
+  std::string extra;
+  std::uint64_t iteration = 0;
+  std::uint64_t collected = 0;
+  double seconds = 0.0;
+  std::vector<double> hyper;
+  std::map<int, std::string> row_blocks;
+  std::map<int, std::string> col_blocks;
+  std::vector<double> h_sum, h_sum_sq;
+  std::string trace;
+
+  template <class Archive>
+  void serialize(Archive& ar, unsigned /*version*/) {
+    ar& fingerprint& extra& iteration& collected& seconds& hyper& row_blocks& col_blocks& h_sum&
+        h_sum_sq& trace;
+  }
+};
+
+std::vector<double> HyperToVector(const BpmfHyper& h) {
+  return {h.tau, h.lambda_w, h.lambda_h, h.lambda_b, h.lambda_c};
+}
+BpmfHyper HyperFromVector(const std::vector<double>& v) {
+  if (v.size() != 5) throw Error(ExitCode::kCheckpoint, "checkpoint: bad hyperparameters");
+  return BpmfHyper{v[0], v[1], v[2], v[3], v[4]};
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+class MfEngine::Impl {
+ public:
+  Impl(Communicator& comm, const MfConfig& config, const MfProblem& problem)
+      : comm_(comm),
+        config_(config),
+        problem_(problem),
+        grid_(problem.train.rows, problem.train.cols, config.tiles, config.seed),
+        layout_(config.tiles, comm.size()),
+        schedule_(config.schedule, StratumSizes(), config.seed),
+        sampler_(MakeSampler(config.sampler)),
+        hyper_(config.priors.initial),
+        start_(std::chrono::steady_clock::now()) {
+    BuildRowBlocks();
+    InitialiseParameters();
+  }
+
+  void Restore(const std::string& payload);
+  bool Run(const MfCallbacks& callbacks);
+  MfPosterior Posterior();
+  std::string CheckpointPayload(const std::string& extra);
+
+  std::uint64_t iteration() const { return iteration_; }
+  const std::vector<TraceRow>& trace() const { return trace_; }
+  double seconds_running() const { return seconds_before_ + Seconds(start_); }
+  Communicator& comm() { return comm_; }
+
+ private:
+  int B() const { return grid_.blocks(); }
+  bool IsMine(int row_block) const { return layout_.RankOfRowBlock(row_block) == comm_.rank(); }
+
+  std::vector<std::uint64_t> StratumSizes() const;
+  void BuildRowBlocks();
+  void InitialiseParameters();
+  BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
+  std::string Fingerprint() const;
+
+  void Step(std::uint64_t t);
+  std::unique_ptr<PendingExchange> StartColumnExchange(
+      int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving);
+  void FinishColumnExchange(std::unique_ptr<PendingExchange> pending);
+  void ResampleHyper(std::uint64_t t);
+  void Evaluate(std::uint64_t t);
+  Matrix GatherColumns();
+  bool AllFinite() const;
+
+  Communicator& comm_;
+  MfConfig config_;
+  const MfProblem& problem_;
+  TileGrid grid_;
+  RankLayout layout_;
+  StratumSchedule schedule_;
+  std::unique_ptr<Sampler> sampler_;
+
+  std::vector<RowBlock> rows_;
+  std::map<int, BlockState> cols_;  // column blocks this rank holds now
+  BpmfHyper hyper_;
+  std::uint64_t iteration_ = 0;
+  std::uint64_t collected_ = 0;
+  Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
+  std::vector<TraceRow> trace_;
+  std::chrono::steady_clock::time_point start_;
+  double seconds_before_ = 0.0;  // run time before the checkpoint this run resumed from
+};
+
+std::vector<std::uint64_t> MfEngine::Impl::StratumSizes() const {
+  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(B()), 0);
+  for (const Rating& r : problem_.train.entries) {
+    const int i = grid_.rows().BlockOf(r.row), j = grid_.cols().BlockOf(r.col);
+    sizes[static_cast<std::size_t>(((j - i) % B() + B()) % B())]++;
+  }
+  return sizes;
+}
+
+void MfEngine::Impl::BuildRowBlocks() {
+  const int first = layout_.FirstRowBlock(comm_.rank());
+  rows_.resize(static_cast<std::size_t>(layout_.blocks_per_rank()));
+  // Bucket this rank's ratings by tile, then sort each tile by (row, column) so the
+  // gradient pass walks W row by row and the entry order is fixed.
+  struct Entry {
+    std::uint32_t row, col;
+    float value;
+  };
+  std::vector<std::vector<std::vector<Entry>>> buckets(rows_.size(),
+                                                       std::vector<std::vector<Entry>>(B()));
+  for (const Rating& r : problem_.train.entries) {
+    const int i = grid_.rows().BlockOf(r.row);
+    if (!IsMine(i)) continue;
+    buckets[static_cast<std::size_t>(i - first)][grid_.cols().BlockOf(r.col)].push_back(
+        {grid_.rows().LocalIndex(r.row), grid_.cols().LocalIndex(r.col), r.value});
+  }
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    RowBlock& rb = rows_[k];
+    rb.id = first + static_cast<int>(k);
+    const std::size_t n = grid_.rows().Members(rb.id).size();
+    rb.tiles.resize(static_cast<std::size_t>(B()));
+    for (int j = 0; j < B(); ++j) {
+      auto& entries = buckets[k][j];
+      std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.row != b.row ? a.row < b.row : a.col < b.col;
+      });
+      TileRatings& tile = rb.tiles[j];
+      tile.row_start.assign(n + 1, 0);
+      for (const Entry& e : entries) tile.row_start[e.row + 1]++;
+      for (std::size_t r = 0; r < n; ++r) tile.row_start[r + 1] += tile.row_start[r];
+      tile.col.reserve(entries.size());
+      tile.value.reserve(entries.size());
+      for (const Entry& e : entries) {
+        tile.col.push_back(e.col);
+        tile.value.push_back(e.value);
+      }
+      std::vector<Entry>().swap(entries);
+    }
+  }
+  // Test ratings go with their user's row-block; unknown users with row-block 0.
+  for (std::uint32_t k = 0; k < problem_.test.size(); ++k) {
+    const TestRating& t = problem_.test[k];
+    const int i = t.row == kUnknownId ? 0 : grid_.rows().BlockOf(t.row);
+    if (!IsMine(i)) continue;
+    RowBlock& rb = rows_[static_cast<std::size_t>(i - first)];
+    rb.test.push_back(
+        {t.row == kUnknownId ? kUnknownId : grid_.rows().LocalIndex(t.row), t.col, t.value});
+    rb.test_index.push_back(k);
+  }
+}
+
+BlockState MfEngine::Impl::FreshBlock(const std::vector<std::uint32_t>& members,
+                                      Purpose purpose) const {
+  const int k = config_.shape.rank;
+  BlockState block;
+  block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.shape.width());
+  for (std::size_t r = 0; r < members.size(); ++r) {
+    KeyedStream stream(config_.seed, purpose, members[r], 0);
+    for (int f = 0; f < k; ++f)
+      block.theta(static_cast<Eigen::Index>(r), f) =
+          static_cast<float>(config_.init_sd * stream.normal());
+  }
+  sampler_->InitAux(block);
+  return block;
+}
+
+void MfEngine::Impl::InitialiseParameters() {
+  for (RowBlock& rb : rows_) {
+    const auto& members = grid_.rows().Members(rb.id);
+    rb.state = FreshBlock(members, Purpose::kInitRow);
+    rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+    rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+    rb.sum_sq = rb.sum;
+    rb.pred_sum.assign(rb.test.size(), 0.0);
+    rb.pred_sum_sq.assign(rb.test.size(), 0.0);
+  }
+  const int stratum = schedule_.At(0);
+  for (int j = 0; j < B(); ++j)
+    if (layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank())
+      cols_[j] = FreshBlock(grid_.cols().Members(j), Purpose::kInitCol);
+  if (comm_.rank() == 0) {
+    h_sum_ = Eigen::MatrixXd::Zero(problem_.train.cols, config_.shape.width());
+    h_sum_sq_ = h_sum_;
+  }
+}
+
+std::string MfEngine::Impl::Fingerprint() const {
+  std::ostringstream s;
+  s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
+    << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
+    << " tiles=" << B() << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
+    << " sampler=" << sampler_->name() << " seed=" << config_.seed;
+  return s.str();
+}
+
+bool MfEngine::Impl::Run(const MfCallbacks& callbacks) {
+  while (iteration_ < config_.iterations) {
+    const std::uint64_t t = iteration_;
+    Step(t);
+    iteration_ = t + 1;
+    if (config_.priors.sample_hyper && iteration_ % config_.hyper_every == 0) ResampleHyper(t);
+    if (iteration_ % config_.eval_every == 0 || iteration_ == config_.iterations) {
+      Evaluate(t);
+      if (comm_.rank() == 0) callbacks.on_eval(trace_.back());
+    }
+    if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
+
+    // One tiny collective per iteration carries signals and divergence to every rank.
+    const int local = callbacks.requests() | (AllFinite() ? 0 : kDivergedBit);
+    const std::vector<int> flags = comm_.AllGatherInt(local);
+    int all = 0;
+    for (int f : flags) all |= f;
+    if (all & kDivergedBit) {
+      const int first = static_cast<int>(
+          std::find_if(flags.begin(), flags.end(), [](int f) { return f & kDivergedBit; }) -
+          flags.begin());
+      throw Error(ExitCode::kDiverged,
+                  "the chain diverged at iteration " + std::to_string(iteration_) +
+                      ": NaN or infinity in the factors. Reduce --step (now " +
+                      std::to_string(config_.step.At(t)) +
+                      ") or use --sampler psgld, whose preconditioner adapts the step")
+          .SetCollective(comm_.rank() != first);
+    }
+    const bool periodic =
+        config_.checkpoint_every > 0 && iteration_ % config_.checkpoint_every == 0;
+    if (periodic || (all & (kRequestCheckpoint | kRequestStop))) {
+      const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
+      if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
+    }
+    if (all & kRequestStop) return false;
+  }
+  return true;
+}
+
+void MfEngine::Impl::Step(std::uint64_t t) {
+  const int stratum = schedule_.At(t);
+  const int next = schedule_.At(t + 1);
+  const double step = config_.step.At(t);
+  const double batch = config_.minibatch * static_cast<double>(schedule_.Size(stratum));
+  const double scale = batch > 0 ? static_cast<double>(problem_.train.entries.size()) / batch : 0.0;
+  const Eigen::VectorXf prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
+  const Eigen::VectorXf prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
+  const float mu = problem_.mu, tau = static_cast<float>(hyper_.tau);
+
+  std::vector<std::pair<int, BlockState*>> leaving;
+  for (RowBlock& rb : rows_) {
+    const int j = grid_.ColBlockInStratum(rb.id, stratum);
+    BlockState& col = cols_.at(j);
+    Matrix lik_h = Matrix::Zero(col.theta.rows(), col.theta.cols());
+    rb.lik.setZero();
+    const Subsample subsample = Subsample::For(
+        config_.minibatch, config_.seed, static_cast<std::uint64_t>(grid_.TileId(rb.id, j)), t);
+    const TileGradientResult result = AccumulateTileGradient(
+        rb.tiles[j], rb.state.theta, col.theta, config_.shape, mu, tau, subsample, rb.lik, lik_h);
+    rb.minibatch_sse = result.sse;
+    rb.minibatch_count = static_cast<double>(result.count);
+    const NoiseKey noise{config_.seed, Purpose::kNoiseCol, t, &grid_.cols().Members(j)};
+    sampler_->Step(col, BlockGradient{lik_h, scale, batch, prior_h}, step, noise);
+    if (layout_.RankOfColBlock(grid_, j, next) != comm_.rank()) leaving.emplace_back(j, &col);
+  }
+  // Column blocks travel while the row-blocks are updated.
+  auto pending = StartColumnExchange(stratum, next, leaving);
+  for (RowBlock& rb : rows_) {
+    const NoiseKey noise{config_.seed, Purpose::kNoiseRow, t, &grid_.rows().Members(rb.id)};
+    sampler_->Step(rb.state, BlockGradient{rb.lik, scale, batch, prior_w}, step, noise);
+  }
+  FinishColumnExchange(std::move(pending));
+}
+
+std::unique_ptr<PendingExchange> MfEngine::Impl::StartColumnExchange(
+    int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving) {
+  std::vector<Message> sends;
+  for (const auto& [j, block] : leaving)
+    sends.push_back(Message{layout_.RankOfColBlock(grid_, j, next), j, EncodeBlock(*block)});
+  for (const auto& [j, block] : leaving) cols_.erase(j);
+  std::vector<Message> expected;
+  for (int j = 0; j < B(); ++j) {
+    const int from = layout_.RankOfColBlock(grid_, j, stratum);
+    if (layout_.RankOfColBlock(grid_, j, next) != comm_.rank() || from == comm_.rank()) continue;
+    const auto rows = static_cast<Eigen::Index>(grid_.cols().Members(j).size());
+    expected.push_back(Message{
+        from, j,
+        std::string(EncodedBlockSize(rows, config_.shape.width(), sampler_->aux_count()), '\0')});
+  }
+  return comm_.StartExchange(std::move(sends), std::move(expected));
+}
+
+void MfEngine::Impl::FinishColumnExchange(std::unique_ptr<PendingExchange> pending) {
+  for (Message& m : comm_.FinishExchange(std::move(pending))) cols_[m.tag] = DecodeBlock(m.bytes);
+}
+
+void MfEngine::Impl::ResampleHyper(std::uint64_t t) {
+  // Partial sums keyed by row-block id (0..B-1) and column-block id (B..2B-1).
+  enum { kSse, kCount, kSq, kBiasSq, kRows, kWidth };
+  const int k = config_.shape.rank;
+  auto block_sums = [&](const Matrix& theta, double sse, double count) {
+    std::vector<double> v(kWidth, 0.0);
+    v[kSse] = sse;
+    v[kCount] = count;
+    v[kSq] = theta.leftCols(k).cast<double>().squaredNorm();
+    if (config_.shape.bias) v[kBiasSq] = theta.col(k).cast<double>().squaredNorm();
+    v[kRows] = static_cast<double>(theta.rows());
+    return v;
+  };
+  KeyedPartials row_part, col_part;
+  for (const RowBlock& rb : rows_)
+    row_part[rb.id] = block_sums(rb.state.theta, rb.minibatch_sse, rb.minibatch_count);
+  for (const auto& [j, block] : cols_) col_part[j] = block_sums(block.theta, 0.0, 0.0);
+  const std::vector<double> w = OrderedSum(comm_, row_part, kWidth);
+  const std::vector<double> h = OrderedSum(comm_, col_part, kWidth);
+
+  HyperStats stats;
+  // The minibatch SSE, scaled to the whole training set (the same N / |minibatch| scaling
+  // as the gradient), stands in for the full-data SSE in tau's conditional.
+  const double n = static_cast<double>(problem_.train.entries.size());
+  stats.n = n;
+  stats.sse = w[kCount] > 0 ? w[kSse] * n / w[kCount] : 0.0;
+  stats.w2 = w[kSq];
+  stats.w_count = w[kRows] * k;
+  stats.b2 = w[kBiasSq];
+  stats.b_count = w[kRows];
+  stats.h2 = h[kSq];
+  stats.h_count = h[kRows] * k;
+  stats.c2 = h[kBiasSq];
+  stats.c_count = h[kRows];
+  KeyedStream stream(config_.seed, Purpose::kHyper, 0, t);
+  hyper_ = SampleHyper(config_.priors, stats, stream);
+}
+
+Matrix MfEngine::Impl::GatherColumns() {
+  ByteWriter out;
+  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
+  for (const auto& [j, block] : cols_) {
+    out.Put<std::int64_t>(j);
+    out.PutArray(block.theta.data(), static_cast<std::size_t>(block.theta.size()));
+  }
+  Matrix h(problem_.train.cols, config_.shape.width());
+  for (const std::string& part : comm_.AllGather(out.Take())) {
+    ByteReader in(part);
+    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
+      const int j = static_cast<int>(in.Get<std::int64_t>());
+      const auto& members = grid_.cols().Members(j);
+      Matrix theta(static_cast<Eigen::Index>(members.size()), config_.shape.width());
+      in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
+      for (std::size_t r = 0; r < members.size(); ++r)
+        h.row(members[r]) = theta.row(static_cast<Eigen::Index>(r));
+    }
+  }
+  return h;
+}
+
+void MfEngine::Impl::Evaluate(std::uint64_t t) {
+  const bool collect = iteration_ > config_.burn_in;
+  if (collect) ++collected_;
+  const Matrix h = GatherColumns();
+  enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kWidth };
+  KeyedPartials partials;
+  for (RowBlock& rb : rows_) {
+    std::vector<double> v(kWidth, 0.0);
+    for (std::size_t e = 0; e < rb.test.size(); ++e) {
+      const TestRating& r = rb.test[e];
+      const float* w = r.row == kUnknownId ? nullptr : rb.state.theta.row(r.row).data();
+      const float* hc = r.col == kUnknownId ? nullptr : h.row(r.col).data();
+      const double pred =
+          PredictRating(w, hc, config_.shape, problem_.mu, problem_.lo, problem_.hi);
+      v[kSseSample] += (pred - r.value) * (pred - r.value);
+      if (collect) {
+        rb.pred_sum[e] += pred;
+        rb.pred_sum_sq[e] += pred * pred;
+        const double mean = rb.pred_sum[e] / static_cast<double>(collected_);
+        v[kSseMean] += (mean - r.value) * (mean - r.value);
+      }
+    }
+    v[kTest] = static_cast<double>(rb.test.size());
+    v[kSseTrain] = rb.minibatch_sse;
+    v[kTrain] = rb.minibatch_count;
+    partials[rb.id] = v;
+    if (collect) {
+      const Eigen::MatrixXd theta = rb.state.theta.cast<double>();
+      rb.sum += theta;
+      rb.sum_sq += theta.cwiseProduct(theta);
+    }
+  }
+  if (collect && comm_.rank() == 0) {
+    const Eigen::MatrixXd hd = h.cast<double>();
+    h_sum_ += hd;
+    h_sum_sq_ += hd.cwiseProduct(hd);
+  }
+  const std::vector<double> total = OrderedSum(comm_, partials, kWidth);
+  TraceRow row;
+  row.iteration = t + 1;
+  row.seconds = seconds_running();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  row.rmse_sample = total[kTest] > 0 ? std::sqrt(total[kSseSample] / total[kTest]) : nan;
+  row.rmse_mean = collect && total[kTest] > 0 ? std::sqrt(total[kSseMean] / total[kTest]) : nan;
+  row.rmse_train = total[kTrain] > 0 ? std::sqrt(total[kSseTrain] / total[kTrain]) : nan;
+  row.samples = collected_;
+  row.hyper = hyper_;
+  trace_.push_back(row);
+}
+
+bool MfEngine::Impl::AllFinite() const {
+  for (const RowBlock& rb : rows_)
+    if (!rb.state.theta.allFinite()) return false;
+  for (const auto& [j, block] : cols_)
+    if (!block.theta.allFinite()) return false;
+  return true;
+}
+
+namespace {
+
+std::string EncodeTrace(const std::vector<TraceRow>& trace) {
+  ByteWriter out;
+  out.PutVector(trace);
+  return out.Take();
+}
+
+}  // namespace
+
+std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
+  // Each rank packs its blocks; rank 0 collects them under their global ids.
+  ByteWriter out;
+  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
+  for (const RowBlock& rb : rows_) {
+    ByteWriter row;
+    row.PutVector(std::vector<char>(EncodeBlock(rb.state).begin(), EncodeBlock(rb.state).end()));
+    row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+    row.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+    row.PutVector(rb.pred_sum);
+    row.PutVector(rb.pred_sum_sq);
+    row.Put(rb.minibatch_sse);
+    row.Put(rb.minibatch_count);
+    const std::string bytes = row.Take();
+    out.Put<std::int64_t>(rb.id);
+    out.PutVector(std::vector<char>(bytes.begin(), bytes.end()));
+  }
+  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
+  for (const auto& [j, block] : cols_) {
+    const std::string bytes = EncodeBlock(block);
+    out.Put<std::int64_t>(j);
+    out.PutVector(std::vector<char>(bytes.begin(), bytes.end()));
+  }
+  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
+  if (comm_.rank() != 0) return std::string();
+
+  SavedState saved;
+  saved.fingerprint = Fingerprint();
+  saved.extra = extra;
+  saved.iteration = iteration_;
+  saved.collected = collected_;
+  saved.seconds = seconds_running();
+  saved.hyper = HyperToVector(hyper_);
+  for (const std::string& part : parts) {
+    ByteReader in(part);
+    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
+      const int id = static_cast<int>(in.Get<std::int64_t>());
+      const auto bytes = in.GetVector<char>();
+      saved.row_blocks[id].assign(bytes.begin(), bytes.end());
+    }
+    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
+      const int id = static_cast<int>(in.Get<std::int64_t>());
+      const auto bytes = in.GetVector<char>();
+      saved.col_blocks[id].assign(bytes.begin(), bytes.end());
+    }
+  }
+  saved.h_sum.assign(h_sum_.data(), h_sum_.data() + h_sum_.size());
+  saved.h_sum_sq.assign(h_sum_sq_.data(), h_sum_sq_.data() + h_sum_sq_.size());
+  saved.trace = EncodeTrace(trace_);
+  std::ostringstream stream;
+  {
+    boost::archive::binary_oarchive archive(stream);
+    archive << saved;
+  }
+  return stream.str();
+}
+
+namespace {
+
+SavedState LoadSavedState(const std::string& payload) {
+  SavedState saved;
+  try {
+    std::istringstream stream(payload);
+    boost::archive::binary_iarchive archive(stream);
+    archive >> saved;
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::kCheckpoint, std::string("checkpoint payload unreadable: ") + e.what());
+  }
+  return saved;
+}
+
+}  // namespace
+
+void MfEngine::Impl::Restore(const std::string& payload) {
+  const SavedState saved = LoadSavedState(payload);
+  if (saved.fingerprint != Fingerprint())
+    throw Error(ExitCode::kCheckpoint,
+                "checkpoint does not match this run's data and options (checkpoint: " +
+                    saved.fingerprint + "; this run: " + Fingerprint() + ")");
+  iteration_ = saved.iteration;
+  collected_ = saved.collected;
+  seconds_before_ = saved.seconds;
+  start_ = std::chrono::steady_clock::now();
+  hyper_ = HyperFromVector(saved.hyper);
+  for (RowBlock& rb : rows_) {
+    const std::string& bytes = saved.row_blocks.at(rb.id);
+    ByteReader in(bytes);
+    const auto block = in.GetVector<char>();
+    rb.state = DecodeBlock(std::string(block.begin(), block.end()));
+    in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+    in.GetArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+    rb.pred_sum = in.GetVector<double>();
+    rb.pred_sum_sq = in.GetVector<double>();
+    rb.minibatch_sse = in.Get<double>();
+    rb.minibatch_count = in.Get<double>();
+    if (rb.pred_sum.size() != rb.test.size())
+      throw Error(ExitCode::kCheckpoint, "checkpoint: test predictions do not match");
+  }
+  cols_.clear();
+  const int stratum = schedule_.At(iteration_);
+  for (const auto& [j, bytes] : saved.col_blocks)
+    if (layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank()) cols_[j] = DecodeBlock(bytes);
+  if (comm_.rank() == 0) {
+    if (saved.h_sum.size() != static_cast<std::size_t>(h_sum_.size()))
+      throw Error(ExitCode::kCheckpoint, "checkpoint: posterior moments of H do not match");
+    std::copy(saved.h_sum.begin(), saved.h_sum.end(), h_sum_.data());
+    std::copy(saved.h_sum_sq.begin(), saved.h_sum_sq.end(), h_sum_sq_.data());
+  }
+  ByteReader trace(saved.trace);
+  trace_ = trace.GetVector<TraceRow>();
+}
+
+MfPosterior MfEngine::Impl::Posterior() {
+  const int width = config_.shape.width();
+  ByteWriter out;
+  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
+  for (const RowBlock& rb : rows_) {
+    out.Put<std::int64_t>(rb.id);
+    out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+    out.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+    out.PutArray(rb.state.theta.data(), static_cast<std::size_t>(rb.state.theta.size()));
+    out.PutVector(rb.test_index);
+    out.PutVector(rb.pred_sum);
+    out.PutVector(rb.pred_sum_sq);
+  }
+  const Matrix h = GatherColumns();
+  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
+  MfPosterior post;
+  if (comm_.rank() != 0) return post;
+
+  const double n = static_cast<double>(collected_);
+  auto mean_var = [n](const Eigen::MatrixXd& sum, const Eigen::MatrixXd& sum_sq,
+                      Eigen::MatrixXd& mean, Eigen::MatrixXd& var) {
+    mean = n > 0 ? Eigen::MatrixXd(sum / n) : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
+    var = n > 0 ? Eigen::MatrixXd((sum_sq / n - mean.cwiseProduct(mean)).cwiseMax(0.0))
+                : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
+  };
+  post.samples = collected_;
+  const Eigen::Index users = problem_.train.rows;
+  Eigen::MatrixXd w_sum(users, width), w_sum_sq(users, width);
+  post.w_last.resize(users, width);
+  post.pred_mean.assign(problem_.test.size(), 0.0);
+  post.pred_sd.assign(problem_.test.size(), 0.0);
+  for (const std::string& part : parts) {
+    ByteReader in(part);
+    for (auto count = in.Get<std::int64_t>(); count > 0; --count) {
+      const int id = static_cast<int>(in.Get<std::int64_t>());
+      const auto& members = grid_.rows().Members(id);
+      const auto m = static_cast<Eigen::Index>(members.size());
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> sum(m, width), sum_sq(m, width);
+      Matrix theta(m, width);
+      in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
+      in.GetArray(sum_sq.data(), static_cast<std::size_t>(sum_sq.size()));
+      in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
+      for (Eigen::Index r = 0; r < m; ++r) {
+        w_sum.row(members[r]) = sum.row(r);
+        w_sum_sq.row(members[r]) = sum_sq.row(r);
+        post.w_last.row(members[r]) = theta.row(r);
+      }
+      const auto index = in.GetVector<std::uint32_t>();
+      const auto psum = in.GetVector<double>();
+      const auto psum_sq = in.GetVector<double>();
+      for (std::size_t e = 0; e < index.size(); ++e) {
+        const double mean = n > 0 ? psum[e] / n : 0.0;
+        post.pred_mean[index[e]] = mean;
+        post.pred_sd[index[e]] =
+            n > 0 ? std::sqrt(std::max(0.0, psum_sq[e] / n - mean * mean)) : 0.0;
+      }
+    }
+  }
+  mean_var(w_sum, w_sum_sq, post.w_mean, post.w_var);
+  mean_var(h_sum_, h_sum_sq_, post.h_mean, post.h_var);
+  post.h_last = h;
+  return post;
+}
+
+MfEngine::MfEngine(Communicator& comm, const MfConfig& config, const MfProblem& problem)
+    : impl_(std::make_unique<Impl>(comm, config, problem)) {}
+MfEngine::~MfEngine() = default;
+void MfEngine::Restore(const std::string& payload) {
+  impl_->Restore(payload);
+}
+bool MfEngine::Run(const MfCallbacks& callbacks) {
+  return impl_->Run(callbacks);
+}
+std::uint64_t MfEngine::iteration() const {
+  return impl_->iteration();
+}
+const std::vector<TraceRow>& MfEngine::trace() const {
+  return impl_->trace();
+}
+MfPosterior MfEngine::Posterior() {
+  return impl_->Posterior();
+}
+std::string MfEngine::CheckpointPayload(const std::string& extra) {
+  return impl_->CheckpointPayload(extra);
+}
+std::string MfEngine::CheckpointExtra(const std::string& payload) {
+  return LoadSavedState(payload).extra;
+}
+double MfEngine::seconds_communicating() const {
+  return impl_->comm().seconds_communicating();
+}
+double MfEngine::seconds_running() const {
+  return impl_->seconds_running();
+}
+
+}  // namespace carousel

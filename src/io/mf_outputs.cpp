@@ -1,0 +1,99 @@
+#include "carousel/io/mf_outputs.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/npy.hpp"
+
+namespace carousel::io {
+namespace {
+
+void AppendNumber(std::string& out, double value) {
+  char buffer[32];
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  out += buffer;
+}
+
+template <typename M>
+void WriteColumns(const std::string& path, const M& m, int first, int count) {
+  std::vector<double> values(static_cast<std::size_t>(m.rows()) * count);
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (int c = 0; c < count; ++c)
+      values[static_cast<std::size_t>(r) * count + c] = static_cast<double>(m(r, first + c));
+  if (count == 1)
+    WriteNpy(path, values.data(), {static_cast<std::size_t>(m.rows())});
+  else
+    WriteNpy(path, values.data(),
+             {static_cast<std::size_t>(m.rows()), static_cast<std::size_t>(count)});
+}
+
+}  // namespace
+
+std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out;
+  for (const auto& [key, value] : entries) out += "# " + key + ": " + value + "\n";
+  return out;
+}
+
+void WriteTrace(const std::string& path, const std::string& comments,
+                const std::vector<TraceRow>& rows) {
+  std::string out = comments;
+  out +=
+      "iter,seconds,rmse_sample,rmse_mean,rmse_train,samples,tau,lambda_w,lambda_h,"
+      "lambda_b,lambda_c\n";
+  for (const TraceRow& r : rows) {
+    out += std::to_string(r.iteration);
+    for (double v :
+         {r.seconds, r.rmse_sample, r.rmse_mean, r.rmse_train, static_cast<double>(r.samples),
+          r.hyper.tau, r.hyper.lambda_w, r.hyper.lambda_h, r.hyper.lambda_b, r.hyper.lambda_c}) {
+      out += ',';
+      AppendNumber(out, v);
+    }
+    out += '\n';
+  }
+  WriteFileAtomically(path, out);
+}
+
+void WritePredictions(const std::string& path, const std::string& comments, const LoadedMf& data,
+                      const MfPosterior& posterior) {
+  std::string out = comments;
+  out += "user,item,rating,mean,sd\n";
+  const auto& test = data.problem.test;
+  for (std::size_t k = 0; k < test.size(); ++k) {
+    out += std::to_string(data.test_user[k]) + ',' + std::to_string(data.test_item[k]) + ',';
+    AppendNumber(out, test[k].value);
+    out += ',';
+    AppendNumber(out, posterior.pred_mean[k]);
+    out += ',';
+    AppendNumber(out, posterior.pred_sd[k]);
+    out += '\n';
+  }
+  WriteFileAtomically(path, out);
+}
+
+void WritePosteriorArrays(const std::string& dir, const MfPosterior& p, int rank, bool bias,
+                          const LoadedMf& data) {
+  WriteColumns(dir + "/W_mean.npy", p.w_mean, 0, rank);
+  WriteColumns(dir + "/W_var.npy", p.w_var, 0, rank);
+  WriteColumns(dir + "/H_mean.npy", p.h_mean, 0, rank);
+  WriteColumns(dir + "/H_var.npy", p.h_var, 0, rank);
+  WriteColumns(dir + "/W_sample.npy", p.w_last, 0, rank);
+  WriteColumns(dir + "/H_sample.npy", p.h_last, 0, rank);
+  if (bias) {
+    WriteColumns(dir + "/user_bias_mean.npy", p.w_mean, rank, 1);
+    WriteColumns(dir + "/user_bias_var.npy", p.w_var, rank, 1);
+    WriteColumns(dir + "/item_bias_mean.npy", p.h_mean, rank, 1);
+    WriteColumns(dir + "/item_bias_var.npy", p.h_var, rank, 1);
+  }
+  const auto& users = data.users.externals();
+  const auto& items = data.items.externals();
+  WriteNpy(dir + "/user_ids.npy", users.data(), {users.size()});
+  WriteNpy(dir + "/item_ids.npy", items.data(), {items.size()});
+}
+
+}  // namespace carousel::io

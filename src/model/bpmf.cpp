@@ -1,0 +1,105 @@
+#include "carousel/model/bpmf.hpp"
+
+#include <algorithm>
+
+namespace carousel {
+namespace {
+
+std::uint64_t SplitMix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Subsample Subsample::For(double fraction, std::uint64_t seed, std::uint64_t tile,
+                         std::uint64_t iteration) {
+  Subsample s;
+  s.fraction = fraction;
+  s.key = SplitMix64(SplitMix64(SplitMix64(seed) ^ tile) ^ iteration);
+  return s;
+}
+
+bool Subsample::Keeps(std::uint64_t entry) const {
+  if (fraction >= 1.0) return true;
+  const double u = static_cast<double>(SplitMix64(key ^ entry) >> 11) * 0x1.0p-53;
+  return u < fraction;
+}
+
+TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
+                                          const BpmfShape& shape, float mu, float tau,
+                                          const Subsample& subsample, Matrix& lik_w,
+                                          Matrix& lik_h) {
+  TileGradientResult result;
+  const int k = shape.rank;
+  const bool bias = shape.bias;
+  const bool all = subsample.fraction >= 1.0;
+  const Eigen::Index rows = static_cast<Eigen::Index>(tile.row_start.size()) - 1;
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const std::uint32_t begin = tile.row_start[r], end = tile.row_start[r + 1];
+    if (begin == end) continue;
+    const float* __restrict wr = w.row(r).data();
+    float* __restrict gw = lik_w.row(r).data();
+    const float b = bias ? wr[k] : 0.0f;
+    for (std::uint32_t e = begin; e < end; ++e) {
+      if (!all && !subsample.Keeps(e)) continue;
+      const std::uint32_t c = tile.col[e];
+      const float* __restrict hc = h.row(c).data();
+      float* __restrict gh = lik_h.row(c).data();
+      float dot = 0.0f;
+      for (int f = 0; f < k; ++f) dot += wr[f] * hc[f];
+      const float residual = tile.value[e] - (mu + b + (bias ? hc[k] : 0.0f) + dot);
+      result.sse += static_cast<double>(residual) * residual;
+      ++result.count;
+      const float g = tau * residual;  // d log N(r | pred, 1/tau) / d pred
+      for (int f = 0; f < k; ++f) {
+        gw[f] += g * hc[f];
+        gh[f] += g * wr[f];
+      }
+      if (bias) {
+        gw[k] += g;
+        gh[k] += g;
+      }
+    }
+  }
+  return result;
+}
+
+Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias) {
+  Eigen::VectorXf p(shape.width());
+  p.head(shape.rank).setConstant(static_cast<float>(lambda));
+  if (shape.bias) p[shape.rank] = static_cast<float>(lambda_bias);
+  return p;
+}
+
+float PredictRating(const float* w, const float* h, const BpmfShape& shape, float mu, float lo,
+                    float hi) {
+  float pred = mu;
+  if (w && h)
+    for (int f = 0; f < shape.rank; ++f) pred += w[f] * h[f];
+  if (shape.bias) {
+    if (w) pred += w[shape.rank];
+    if (h) pred += h[shape.rank];
+  }
+  return std::clamp(pred, lo, hi);
+}
+
+BpmfHyper SampleHyper(const BpmfPriors& priors, const HyperStats& s, KeyedStream& stream) {
+  if (!priors.sample_hyper) return priors.initial;
+  auto draw = [&](double count, double sum_sq) {
+    return stream.gamma(priors.a0 + 0.5 * count) / (priors.b0 + 0.5 * sum_sq);
+  };
+  BpmfHyper hyper = priors.initial;
+  hyper.tau = draw(s.n, s.sse);
+  hyper.lambda_w = draw(s.w_count, s.w2);
+  hyper.lambda_h = draw(s.h_count, s.h2);
+  if (priors.use_bias) {
+    hyper.lambda_b = draw(s.b_count, s.b2);
+    hyper.lambda_c = draw(s.c_count, s.c2);
+  }
+  return hyper;
+}
+
+}  // namespace carousel

@@ -1,0 +1,31 @@
+#include "carousel/sampler/sampler.hpp"
+
+#include "carousel/sampler/psgld.hpp"
+#include "carousel/sampler/sgld.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+
+void Sampler::InitAux(BlockState& block) const {
+  block.aux.assign(static_cast<std::size_t>(aux_count()),
+                   Matrix::Zero(block.theta.rows(), block.theta.cols()));
+}
+
+std::vector<std::string> SamplerNames() {
+  return {"sgld", "psgld"};
+}
+
+std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options) {
+  if (options.name == "sgld") return std::make_unique<Sgld>();
+  if (options.name == "psgld") {
+    if (!(options.rmsprop_alpha >= 0.0 && options.rmsprop_alpha < 1.0))
+      throw UsageError("--rmsprop-alpha", "must be in [0, 1)");
+    if (!(options.rmsprop_lambda > 0.0)) throw UsageError("--rmsprop-lambda", "must be > 0");
+    return std::make_unique<Psgld>(options.rmsprop_alpha, options.rmsprop_lambda);
+  }
+  std::string known;
+  for (const auto& n : SamplerNames()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("--sampler", "unknown sampler '" + options.name + "' (known: " + known + ")");
+}
+
+}  // namespace carousel
