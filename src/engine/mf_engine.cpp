@@ -468,22 +468,20 @@ std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
   out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
   for (const RowBlock& rb : rows_) {
     ByteWriter row;
-    row.PutVector(std::vector<char>(EncodeBlock(rb.state).begin(), EncodeBlock(rb.state).end()));
+    row.PutBytes(EncodeBlock(rb.state));
     row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
     row.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
     row.PutVector(rb.pred_sum);
     row.PutVector(rb.pred_sum_sq);
     row.Put(rb.minibatch_sse);
     row.Put(rb.minibatch_count);
-    const std::string bytes = row.Take();
     out.Put<std::int64_t>(rb.id);
-    out.PutVector(std::vector<char>(bytes.begin(), bytes.end()));
+    out.PutBytes(row.Take());
   }
   out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
   for (const auto& [j, block] : cols_) {
-    const std::string bytes = EncodeBlock(block);
     out.Put<std::int64_t>(j);
-    out.PutVector(std::vector<char>(bytes.begin(), bytes.end()));
+    out.PutBytes(EncodeBlock(block));
   }
   const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
   if (comm_.rank() != 0) return std::string();
@@ -499,13 +497,11 @@ std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int id = static_cast<int>(in.Get<std::int64_t>());
-      const auto bytes = in.GetVector<char>();
-      saved.row_blocks[id].assign(bytes.begin(), bytes.end());
+      saved.row_blocks[id] = in.GetBytes();
     }
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int id = static_cast<int>(in.Get<std::int64_t>());
-      const auto bytes = in.GetVector<char>();
-      saved.col_blocks[id].assign(bytes.begin(), bytes.end());
+      saved.col_blocks[id] = in.GetBytes();
     }
   }
   saved.h_sum.assign(h_sum_.data(), h_sum_.data() + h_sum_.size());
@@ -549,8 +545,7 @@ void MfEngine::Impl::Restore(const std::string& payload) {
   for (RowBlock& rb : rows_) {
     const std::string& bytes = saved.row_blocks.at(rb.id);
     ByteReader in(bytes);
-    const auto block = in.GetVector<char>();
-    rb.state = DecodeBlock(std::string(block.begin(), block.end()));
+    rb.state = DecodeBlock(in.GetBytes());
     in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
     in.GetArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
     rb.pred_sum = in.GetVector<double>();

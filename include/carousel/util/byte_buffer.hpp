@@ -28,6 +28,7 @@ class ByteWriter {
   void PutVector(const std::vector<T>& v) {
     PutArray(v.data(), v.size());
   }
+  void PutBytes(const std::string& bytes) { PutArray(bytes.data(), bytes.size()); }
   std::string Take() { return std::move(bytes_); }
 
  private:
@@ -61,6 +62,10 @@ class ByteReader {
     std::vector<T> v(count);
     GetRaw(v.data(), count * sizeof(T));
     return v;
+  }
+  std::string GetBytes() {
+    const auto chars = GetVector<char>();
+    return std::string(chars.begin(), chars.end());
   }
 
  private:
