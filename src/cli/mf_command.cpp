@@ -75,6 +75,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
 
 MfCommandOptions Parse(const std::vector<std::string>& args) {
   MfCommandOptions o;
+  o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC"};
   app.set_help_flag("-h,--help");
   AddOptions(app, o);

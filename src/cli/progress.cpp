@@ -16,7 +16,11 @@ void Progress::OnEval(const TraceRow& row) {
 }
 
 void Progress::OnIteration(std::uint64_t iteration, double seconds) {
-  if (start_seconds_ < 0) start_seconds_ = seconds;
+  if (start_seconds_ < 0) {  // rates are measured from the first completed iteration
+    start_seconds_ = seconds;
+    first_ = iteration;
+    return;
+  }
   Print(iteration, seconds, iteration == total_);
 }
 
