@@ -1,7 +1,10 @@
 // `carousel mf`: options, wiring of loader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "carousel/cli/commands.hpp"
@@ -179,6 +182,36 @@ std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
   return args;
 }
 
+struct RankStats {
+  double comm_share = 0.0;  // of the wall time of the sampling loop
+  double peak_rss_kib = 0.0;
+  std::uint64_t ratings_held = 0;
+};
+
+double PeakRssKib() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kib = 0.0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib;
+}
+
+std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
+                                       std::uint64_t ratings_held) {
+  RankStats mine{comm_share, PeakRssKib(), ratings_held};
+  std::vector<RankStats> all;
+  for (const std::string& part :
+       comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
+    RankStats s;
+    std::memcpy(&s, part.data(), sizeof s);
+    all.push_back(s);
+  }
+  return all;
+}
+
 std::string CheckpointDir(const std::string& out) {
   return out + "/checkpoints";
 }
@@ -271,7 +304,12 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
   };
 
+  const double comm_before = comm.seconds_communicating();
+  const auto run_start = std::chrono::steady_clock::now();
   const bool finished = engine->Run(callbacks);
+  const double run_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
   progress.Finish();
   if (!finished) {
     if (comm.rank() == 0)
@@ -282,8 +320,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   }
 
   const MfPosterior posterior = engine->Posterior();
-  const double comm_seconds = engine->seconds_communicating();
   const double run_seconds = engine->seconds_running();
+  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, engine->ratings_held());
   if (comm.rank() == 0) {
     io::WriteTrace(trace_path, comments, engine->trace());
     io::WritePredictions(options.out + "/predictions.csv", comments, data, posterior);
@@ -292,11 +330,17 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     std::printf(
         "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
         "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
-        "or item; rank 0 spent %.1f%% of its time communicating; output in %s\n",
+        "or item; output in %s\n",
         static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds, last.rmse_sample,
         last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
         static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
-        run_seconds > 0 ? 100.0 * comm_seconds / run_seconds : 0.0, options.out.c_str());
+        options.out.c_str());
+    for (std::size_t r = 0; r < stats.size(); ++r)
+      std::printf(
+          "  rank %zu: %.1f%% of the sampling time in communication, peak memory %.1f MiB, "
+          "%llu training ratings held\n",
+          r, 100.0 * stats[r].comm_share, stats[r].peak_rss_kib / 1024.0,
+          static_cast<unsigned long long>(stats[r].ratings_held));
   }
   return 0;
 }

@@ -91,6 +91,12 @@ class MfEngine::Impl {
   std::string CheckpointPayload(const std::string& extra);
 
   std::uint64_t iteration() const { return iteration_; }
+  std::uint64_t ratings_held() const {
+    std::uint64_t n = 0;
+    for (const RowBlock& rb : rows_)
+      for (const TileRatings& tile : rb.tiles) n += tile.size();
+    return n;
+  }
   const std::vector<TraceRow>& trace() const { return trace_; }
   double seconds_running() const { return seconds_before_ + Seconds(start_); }
   Communicator& comm() { return comm_; }
@@ -642,6 +648,7 @@ void MfEngine::Restore(const std::string& payload) {
 bool MfEngine::Run(const MfCallbacks& callbacks) {
   return impl_->Run(callbacks);
 }
+std::uint64_t MfEngine::ratings_held() const { return impl_->ratings_held(); }
 std::uint64_t MfEngine::iteration() const {
   return impl_->iteration();
 }

@@ -28,12 +28,30 @@ bool Subsample::Keeps(std::uint64_t entry) const {
   return u < fraction;
 }
 
-TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
-                                          const BpmfShape& shape, float mu, float tau,
-                                          const Subsample& subsample, Matrix& lik_w,
-                                          Matrix& lik_h) {
+namespace {
+
+// Dot product with 8 independent partial sums added in a fixed order: the compiler can
+// vectorise it (a single running sum is a serial dependency it may not reorder without
+// -ffast-math), and the result is still the same on every rank.
+template <int kFixed>
+inline float Dot(const float* __restrict a, const float* __restrict b, int k_runtime) {
+  const int k = kFixed > 0 ? kFixed : k_runtime;
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int f = 0;
+  for (; f + 8 <= k; f += 8)
+    for (int l = 0; l < 8; ++l) lane[l] += a[f + l] * b[f + l];
+  for (int l = 0; f < k; ++f, ++l) lane[l] += a[f] * b[f];
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// The gradient pass, compiled for a fixed rank K (kFixed > 0) so that the inner loops
+// have known trip counts, or for any K (kFixed = 0).
+template <int kFixed>
+TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
+                                const BpmfShape& shape, float mu, float tau,
+                                const Subsample& subsample, Matrix& lik_w, Matrix& lik_h) {
   TileGradientResult result;
-  const int k = shape.rank;
+  const int k = kFixed > 0 ? kFixed : shape.rank;
   const bool bias = shape.bias;
   const bool all = subsample.fraction >= 1.0;
   const Eigen::Index rows = static_cast<Eigen::Index>(tile.row_start.size()) - 1;
@@ -48,8 +66,7 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
       const std::uint32_t c = tile.col[e];
       const float* __restrict hc = h.row(c).data();
       float* __restrict gh = lik_h.row(c).data();
-      float dot = 0.0f;
-      for (int f = 0; f < k; ++f) dot += wr[f] * hc[f];
+      const float dot = Dot<kFixed>(wr, hc, k);
       const float residual = tile.value[e] - (mu + b + (bias ? hc[k] : 0.0f) + dot);
       result.sse += static_cast<double>(residual) * residual;
       ++result.count;
@@ -65,6 +82,32 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
     }
   }
   return result;
+}
+
+}  // namespace
+
+TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
+                                          const BpmfShape& shape, float mu, float tau,
+                                          const Subsample& subsample, Matrix& lik_w,
+                                          Matrix& lik_h) {
+  switch (shape.rank) {
+#define CAROUSEL_FIXED_RANK(K) \
+  case K:                      \
+    return TileGradient<K>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+    CAROUSEL_FIXED_RANK(5)
+    CAROUSEL_FIXED_RANK(8)
+    CAROUSEL_FIXED_RANK(10)
+    CAROUSEL_FIXED_RANK(16)
+    CAROUSEL_FIXED_RANK(20)
+    CAROUSEL_FIXED_RANK(32)
+    CAROUSEL_FIXED_RANK(50)
+    CAROUSEL_FIXED_RANK(64)
+    CAROUSEL_FIXED_RANK(100)
+    CAROUSEL_FIXED_RANK(128)
+#undef CAROUSEL_FIXED_RANK
+    default:
+      return TileGradient<0>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+  }
 }
 
 Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias) {

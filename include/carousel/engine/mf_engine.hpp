@@ -66,6 +66,7 @@ class MfEngine {
   bool Run(const MfCallbacks& callbacks);
 
   std::uint64_t iteration() const;
+  std::uint64_t ratings_held() const;  // training ratings in this rank's tiles
   const std::vector<TraceRow>& trace() const;  // rank 0
   MfPosterior Posterior();                     // collective; filled on rank 0
   // Checkpoint payload, collective; non-empty on rank 0 only. `extra` is stored verbatim
