@@ -1,0 +1,85 @@
+#include "carousel/engine/tile_grid.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+namespace {
+
+TEST(TileGrid, BlocksPartitionRowsAndColumns) {
+  TileGrid grid(1001, 37, 4, 9);
+  std::set<std::uint32_t> seen;
+  for (int b = 0; b < 4; ++b) {
+    const auto& m = grid.rows().Members(b);
+    EXPECT_NEAR(static_cast<double>(m.size()), 1001 / 4.0, 1.0);
+    for (std::uint32_t k = 0; k < m.size(); ++k) {
+      EXPECT_EQ(grid.rows().BlockOf(m[k]), b);
+      EXPECT_EQ(grid.rows().LocalIndex(m[k]), k);
+      seen.insert(m[k]);
+    }
+  }
+  EXPECT_EQ(seen.size(), 1001u);
+}
+
+TEST(TileGrid, PermutationDependsOnSeedOnly) {
+  TileGrid a(500, 50, 2, 1), b(500, 50, 2, 1), c(500, 50, 2, 2);
+  EXPECT_EQ(a.rows().Members(0), b.rows().Members(0));
+  EXPECT_NE(a.rows().Members(0), c.rows().Members(0));
+}
+
+TEST(TileGrid, StrataShareNoBlock) {
+  TileGrid grid(100, 100, 5, 3);
+  for (int s = 0; s < 5; ++s) {
+    std::set<int> cols;
+    for (int i = 0; i < 5; ++i) {
+      const int j = grid.ColBlockInStratum(i, s);
+      EXPECT_EQ(grid.RowBlockInStratum(j, s), i);
+      cols.insert(j);
+    }
+    EXPECT_EQ(cols.size(), 5u);
+  }
+}
+
+TEST(TileGrid, CyclicRotationMovesEachBlockToTheLeftNeighbour) {
+  TileGrid grid(100, 100, 8, 3);
+  RankLayout layout(8, 4);
+  for (int s = 0; s < 8; ++s)
+    for (int j = 0; j < 8; ++j) {
+      const int now = layout.RankOfColBlock(grid, j, s);
+      const int next = layout.RankOfColBlock(grid, j, (s + 1) % 8);
+      EXPECT_TRUE(next == now || next == (now + 3) % 4) << "block " << j << " stratum " << s;
+    }
+}
+
+TEST(TileGrid, RanksMustDivideTiles) {
+  EXPECT_THROW(RankLayout(4, 3), Error);
+  EXPECT_NO_THROW(RankLayout(4, 2));
+}
+
+TEST(StratumSchedule, CyclicVisitsStrataInOrder) {
+  StratumSchedule s(StratumSchedule::Kind::kCyclic, {5, 5, 5}, 1);
+  for (std::uint64_t t = 0; t < 9; ++t) EXPECT_EQ(s.At(t), static_cast<int>(t % 3));
+}
+
+// Random strata come with probability proportional to their size (HAMCMC Sec. 4.3):
+// each frequency within 5 binomial standard errors.
+TEST(StratumSchedule, RandomFrequenciesFollowSizes) {
+  const std::vector<std::uint64_t> sizes = {10, 30, 0, 60};
+  StratumSchedule s(StratumSchedule::Kind::kRandom, sizes, 4);
+  const int n = 40000;
+  std::vector<int> counts(4, 0);
+  for (int t = 0; t < n; ++t) counts[s.At(t)]++;
+  EXPECT_EQ(counts[2], 0);
+  for (int k = 0; k < 4; ++k) {
+    const double p = sizes[k] / 100.0;
+    EXPECT_NEAR(counts[k], n * p, 5 * std::sqrt(n * p * (1 - p)) + 1e-9);
+  }
+  EXPECT_EQ(s.At(123), StratumSchedule(StratumSchedule::Kind::kRandom, sizes, 4).At(123));
+}
+
+}  // namespace
+}  // namespace carousel
