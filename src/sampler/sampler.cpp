@@ -11,6 +11,21 @@ void Sampler::InitAux(BlockState& block) const {
                    Matrix::Zero(block.theta.rows(), block.theta.cols()));
 }
 
+void Sampler::PreSums(const BlockState&, const BlockGradient&, const NoiseKey&, double*) const {}
+
+void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, double step,
+                           const NoiseKey& noise, const double*) const {
+  Step(block, gradient, step, noise);
+}
+
+void Sampler::AfterStep(BlockState&, const BlockGradient&) const {}
+void Sampler::PostSums(const BlockState&, double*) const {}
+void Sampler::EndIteration(const double*, double) {}
+
+void Sampler::set_global_state(const std::vector<double>& state) {
+  if (!state.empty()) throw Error(ExitCode::kCheckpoint, name() + ": unexpected sampler state");
+}
+
 std::vector<std::string> SamplerNames() {
   return {"sgld", "psgld"};
 }

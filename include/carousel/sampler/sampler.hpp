@@ -26,6 +26,33 @@ class Sampler {
   // One update of every row of `block` with step size `step`.
   virtual void Step(BlockState& block, const BlockGradient& gradient, double step,
                     const NoiseKey& noise) const = 0;
+
+  // ---- Coupling across blocks (defaults: none; local samplers need nothing below).
+  // Per iteration the engine (or a single-block driver) does, with every block:
+  //   1. PreSums at the gradient point; the sums over all blocks, added in block order,
+  //      are passed to StepWithSums (HAMCMC: its O(M^2) Gram matrix of L-BFGS vectors);
+  //   2. StepWithSums;
+  //   3. if needs_gradient_after_step(): AfterStep with the gradient at the new point on
+  //      the same minibatch (HAMCMC: y_t = grad U~(theta_t) - grad U~(theta_{t-M}));
+  //   4. PostSums; their total goes to EndIteration once per iteration on every rank
+  //      (SGNHT: p.p for its thermostat).
+  virtual int pre_sum_count() const { return 0; }
+  virtual void PreSums(const BlockState& block, const BlockGradient& gradient,
+                       const NoiseKey& noise, double* out) const;
+  virtual void StepWithSums(BlockState& block, const BlockGradient& gradient, double step,
+                            const NoiseKey& noise, const double* pre_sums) const;
+  virtual bool needs_gradient_after_step() const { return false; }
+  virtual void AfterStep(BlockState& block, const BlockGradient& at_new_point) const;
+  virtual int post_sum_count() const { return 0; }
+  virtual void PostSums(const BlockState& block, double* out) const;
+  virtual void EndIteration(const double* post_sums, double step);
+
+  // The point where the next stochastic gradient is evaluated (HAMCMC: theta_{t-M}).
+  virtual const Matrix& GradientPoint(const BlockState& block) const { return block.theta; }
+
+  // Sampler state shared by all blocks (SGNHT's thermostat), saved in checkpoints.
+  virtual std::vector<double> global_state() const { return {}; }
+  virtual void set_global_state(const std::vector<double>& state);
 };
 
 struct SamplerOptions {
