@@ -43,6 +43,7 @@ struct SavedState {
   std::uint64_t collected = 0;
   double seconds = 0.0;
   std::vector<double> hyper;
+  std::vector<double> sampler_state;
   std::map<int, std::string> row_blocks;
   std::map<int, std::string> col_blocks;
   std::vector<double> h_sum, h_sum_sq;
@@ -50,8 +51,8 @@ struct SavedState {
 
   template <class Archive>
   void serialize(Archive& ar, unsigned /*version*/) {
-    ar& fingerprint& extra& iteration& collected& seconds& hyper& row_blocks& col_blocks& h_sum&
-        h_sum_sq& trace;
+    ar& fingerprint& extra& iteration& collected& seconds& hyper& sampler_state& row_blocks&
+        col_blocks& h_sum& h_sum_sq& trace;
   }
 };
 
@@ -111,7 +112,15 @@ class MfEngine::Impl {
   BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
   std::string Fingerprint() const;
 
+  struct IterationPlan;
+  IterationPlan Plan(std::uint64_t t) const;
+  TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
+                                    const Matrix& h, Matrix& lik_w, Matrix& lik_h) const;
+  NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
+  NoiseKey ColNoise(const IterationPlan& plan, int j) const;
   void Step(std::uint64_t t);
+  void LocalStep(const IterationPlan& plan);
+  void CoupledStep(const IterationPlan& plan);
   std::unique_ptr<PendingExchange> StartColumnExchange(
       int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving);
   void FinishColumnExchange(std::unique_ptr<PendingExchange> pending);
@@ -283,39 +292,155 @@ bool MfEngine::Impl::Run(const MfCallbacks& callbacks) {
   return true;
 }
 
-void MfEngine::Impl::Step(std::uint64_t t) {
-  const int stratum = schedule_.At(t);
-  const int next = schedule_.At(t + 1);
-  const double step = config_.step.At(t);
-  const double batch = config_.minibatch * static_cast<double>(schedule_.Size(stratum));
-  const double scale = batch > 0 ? static_cast<double>(problem_.train.entries.size()) / batch : 0.0;
-  const Eigen::VectorXf prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
-  const Eigen::VectorXf prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
-  const float mu = problem_.mu, tau = static_cast<float>(hyper_.tau);
+// What one iteration needs besides the blocks: stratum, step and the scaled gradient.
+struct MfEngine::Impl::IterationPlan {
+  std::uint64_t t;
+  int stratum, next;
+  double step, batch, scale;
+  Eigen::VectorXf prior_w, prior_h;
+};
 
+MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
+  IterationPlan plan;
+  plan.t = t;
+  plan.stratum = schedule_.At(t);
+  plan.next = schedule_.At(t + 1);
+  plan.step = config_.step.At(t);
+  plan.batch = config_.minibatch * static_cast<double>(schedule_.Size(plan.stratum));
+  plan.scale =
+      plan.batch > 0 ? static_cast<double>(problem_.train.entries.size()) / plan.batch : 0.0;
+  plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
+  plan.prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
+  return plan;
+}
+
+// Likelihood gradients of tile (rb, j) at the given points, into rb.lik and lik_h.
+TileGradientResult MfEngine::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
+                                                  const Matrix& w, const Matrix& h, Matrix& lik_w,
+                                                  Matrix& lik_h) const {
+  lik_w.setZero(w.rows(), w.cols());
+  lik_h.setZero(h.rows(), h.cols());
+  const Subsample subsample = Subsample::For(
+      config_.minibatch, config_.seed, static_cast<std::uint64_t>(grid_.TileId(rb.id, j)), plan.t);
+  return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
+                                static_cast<float>(hyper_.tau), subsample, lik_w, lik_h);
+}
+
+NoiseKey MfEngine::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_.rows().Members(rb.id)};
+}
+
+NoiseKey MfEngine::Impl::ColNoise(const IterationPlan& plan, int j) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseCol, plan.t, &grid_.cols().Members(j)};
+}
+
+void MfEngine::Impl::Step(std::uint64_t t) {
+  const IterationPlan plan = Plan(t);
+  const bool coupled = sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
+                       sampler_->needs_gradient_after_step();
+  if (coupled)
+    CoupledStep(plan);
+  else
+    LocalStep(plan);
+}
+
+// Samplers whose blocks update independently: each column block is updated and sent on
+// its way as soon as its tile is done, and travels while the row-blocks are updated.
+void MfEngine::Impl::LocalStep(const IterationPlan& plan) {
   std::vector<std::pair<int, BlockState*>> leaving;
+  Matrix lik_h;
   for (RowBlock& rb : rows_) {
-    const int j = grid_.ColBlockInStratum(rb.id, stratum);
+    const int j = grid_.ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
-    Matrix lik_h = Matrix::Zero(col.theta.rows(), col.theta.cols());
-    rb.lik.setZero();
-    const Subsample subsample = Subsample::For(
-        config_.minibatch, config_.seed, static_cast<std::uint64_t>(grid_.TileId(rb.id, j)), t);
-    const TileGradientResult result = AccumulateTileGradient(
-        rb.tiles[j], rb.state.theta, col.theta, config_.shape, mu, tau, subsample, rb.lik, lik_h);
+    const TileGradientResult result =
+        TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
     rb.minibatch_sse = result.sse;
     rb.minibatch_count = static_cast<double>(result.count);
-    const NoiseKey noise{config_.seed, Purpose::kNoiseCol, t, &grid_.cols().Members(j)};
-    sampler_->Step(col, BlockGradient{lik_h, scale, batch, prior_h}, step, noise);
-    if (layout_.RankOfColBlock(grid_, j, next) != comm_.rank()) leaving.emplace_back(j, &col);
+    sampler_->Step(col, BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h}, plan.step,
+                   ColNoise(plan, j));
+    if (layout_.RankOfColBlock(grid_, j, plan.next) != comm_.rank()) leaving.emplace_back(j, &col);
   }
-  // Column blocks travel while the row-blocks are updated.
-  auto pending = StartColumnExchange(stratum, next, leaving);
-  for (RowBlock& rb : rows_) {
-    const NoiseKey noise{config_.seed, Purpose::kNoiseRow, t, &grid_.rows().Members(rb.id)};
-    sampler_->Step(rb.state, BlockGradient{rb.lik, scale, batch, prior_w}, step, noise);
-  }
+  auto pending = StartColumnExchange(plan.stratum, plan.next, leaving);
+  for (RowBlock& rb : rows_)
+    sampler_->Step(rb.state, BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w}, plan.step,
+                   RowNoise(plan, rb));
   FinishColumnExchange(std::move(pending));
+}
+
+// Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the sums
+// over every block of the whole parameter vector (keyed by block id: row-blocks 0..B-1,
+// column blocks B..2B-1, added in that order), the steps, the gradients at the new point
+// if the sampler wants them, and the sums after the step.
+void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
+  struct Pair {
+    RowBlock* rb;
+    int j;
+    BlockState* col;
+    Matrix lik_h;
+  };
+  std::vector<Pair> pairs;
+  for (RowBlock& rb : rows_) {
+    const int j = grid_.ColBlockInStratum(rb.id, plan.stratum);
+    pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
+  }
+  for (Pair& p : pairs) {
+    const TileGradientResult result =
+        TileLikelihood(plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state),
+                       sampler_->GradientPoint(*p.col), p.rb->lik, p.lik_h);
+    p.rb->minibatch_sse = result.sse;
+    p.rb->minibatch_count = static_cast<double>(result.count);
+  }
+  auto w_gradient = [&](Pair& p) {
+    return BlockGradient{p.rb->lik, plan.scale, plan.batch, plan.prior_w};
+  };
+  auto h_gradient = [&](Pair& p) {
+    return BlockGradient{p.lik_h, plan.scale, plan.batch, plan.prior_h};
+  };
+
+  const auto pre_width = static_cast<std::size_t>(sampler_->pre_sum_count());
+  std::vector<double> pre;
+  if (pre_width > 0) {
+    KeyedPartials partials;
+    for (Pair& p : pairs) {
+      auto& w = partials[p.rb->id];
+      w.assign(pre_width, 0.0);
+      sampler_->PreSums(p.rb->state, w_gradient(p), RowNoise(plan, *p.rb), w.data());
+      auto& h = partials[B() + p.j];
+      h.assign(pre_width, 0.0);
+      sampler_->PreSums(*p.col, h_gradient(p), ColNoise(plan, p.j), h.data());
+    }
+    pre = OrderedSum(comm_, partials, pre_width);
+  }
+  for (Pair& p : pairs) {
+    sampler_->StepWithSums(p.rb->state, w_gradient(p), plan.step, RowNoise(plan, *p.rb),
+                           pre.data());
+    sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
+  }
+  if (sampler_->needs_gradient_after_step()) {
+    Matrix lik_w_new, lik_h_new;
+    for (Pair& p : pairs) {
+      TileLikelihood(plan, *p.rb, p.j, p.rb->state.theta, p.col->theta, lik_w_new, lik_h_new);
+      sampler_->AfterStep(p.rb->state,
+                          BlockGradient{lik_w_new, plan.scale, plan.batch, plan.prior_w});
+      sampler_->AfterStep(*p.col, BlockGradient{lik_h_new, plan.scale, plan.batch, plan.prior_h});
+    }
+  }
+  const auto post_width = static_cast<std::size_t>(sampler_->post_sum_count());
+  if (post_width > 0) {
+    KeyedPartials partials;
+    for (Pair& p : pairs) {
+      partials[p.rb->id].assign(post_width, 0.0);
+      sampler_->PostSums(p.rb->state, partials[p.rb->id].data());
+      partials[B() + p.j].assign(post_width, 0.0);
+      sampler_->PostSums(*p.col, partials[B() + p.j].data());
+    }
+    sampler_->EndIteration(OrderedSum(comm_, partials, post_width).data(), plan.step);
+  }
+  std::vector<std::pair<int, BlockState*>> leaving;
+  for (Pair& p : pairs)
+    if (layout_.RankOfColBlock(grid_, p.j, plan.next) != comm_.rank())
+      leaving.emplace_back(p.j, p.col);
+  FinishColumnExchange(StartColumnExchange(plan.stratum, plan.next, leaving));
 }
 
 std::unique_ptr<PendingExchange> MfEngine::Impl::StartColumnExchange(
@@ -499,6 +624,7 @@ std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
   saved.collected = collected_;
   saved.seconds = seconds_running();
   saved.hyper = HyperToVector(hyper_);
+  saved.sampler_state = sampler_->global_state();
   for (const std::string& part : parts) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
@@ -548,6 +674,7 @@ void MfEngine::Impl::Restore(const std::string& payload) {
   seconds_before_ = saved.seconds;
   start_ = std::chrono::steady_clock::now();
   hyper_ = HyperFromVector(saved.hyper);
+  sampler_->set_global_state(saved.sampler_state);
   for (RowBlock& rb : rows_) {
     const std::string& bytes = saved.row_blocks.at(rb.id);
     ByteReader in(bytes);
@@ -648,7 +775,9 @@ void MfEngine::Restore(const std::string& payload) {
 bool MfEngine::Run(const MfCallbacks& callbacks) {
   return impl_->Run(callbacks);
 }
-std::uint64_t MfEngine::ratings_held() const { return impl_->ratings_held(); }
+std::uint64_t MfEngine::ratings_held() const {
+  return impl_->ratings_held();
+}
 std::uint64_t MfEngine::iteration() const {
   return impl_->iteration();
 }
