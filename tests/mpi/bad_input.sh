@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Bad input, bad options, unwritable output and a diverging chain, each under
+# `mpirun -np 2`: the job ends within seconds with the documented exit code (3 input,
+# 2 options, 4 output, 6 diverged) and one error message (not one per rank) that names
+# file:line or the option. Also formats that must be accepted: CRLF line ends, Matrix
+# Market, CSV with a header line.
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+T=$TEST_TMP
+# shellcheck disable=SC2034  # read by expect_fail in lib.sh
+EXPECT_FAIL_LIMIT=${EXPECT_FAIL_LIMIT_BAD_INPUT:-15} # "within a few seconds", with slack for CI
+TEST=$ML100K/u1.test
+SMALL=(--rank 2 --iterations 20 --burn-in 5 --quiet)
+
+# expect_message_has WORD... : the last expect_fail message contains every WORD
+# (case-insensitive).
+expect_message_has() {
+  local word
+  for word in "$@"; do
+    grep -qiF -- "$word" <<<"$EXPECT_FAIL_MESSAGE" ||
+      fail "message lacks '$word': $EXPECT_FAIL_MESSAGE"
+  done
+}
+
+# bad_train WHERE WORD FILE : --train FILE exits 3 naming WHERE ("file:line:" or "file:").
+bad_train() {
+  local where=$1 word=$2 file=$3
+  expect_fail_mpi 3 "$where" 2 mf --train "$file" --test "$TEST" "${SMALL[@]}" --out "$T/out"
+  expect_message_has "$word"
+  ok "$(basename "$file"): exit 3 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+}
+
+# ---------------------------------------------------------------------------------------
+# Input errors: exit 3, naming the file (and line).
+printf '1 1 5\n1 2 3\n2 1 4\n2 2 1\n' >"$T/good.txt"
+printf '1 1 5\n1 2\n2 1 4\n' >"$T/fields.txt"
+printf '1 1 5\nabc 2 3\n' >"$T/nonnumeric.txt"
+printf '1 1 5\n-2 2 3\n' >"$T/negative.txt"
+printf '1 1 5\n2 2 nan\n' >"$T/nan.txt"
+printf '1 1 5\n2 2 inf\n' >"$T/inf.txt"
+: >"$T/empty.txt"
+printf 'user item rating\n1 1 5\n2 2 3\n' >"$T/header.txt"
+printf '1 1 5\n1 2 3\n2 1 4\n1 2 1\n' >"$T/duplicate.txt"
+mkdir "$T/directory.txt"
+
+bad_train "$T/missing.txt:" "cannot open" "$T/missing.txt"
+bad_train "$T/directory.txt:" "directory" "$T/directory.txt"
+bad_train "$T/fields.txt:2:" "malformed" "$T/fields.txt"
+bad_train "$T/nonnumeric.txt:2:" "non-numeric" "$T/nonnumeric.txt"
+bad_train "$T/negative.txt:2:" "negative" "$T/negative.txt"
+bad_train "$T/nan.txt:2:" "nan" "$T/nan.txt"
+bad_train "$T/inf.txt:2:" "inf" "$T/inf.txt"
+bad_train "$T/empty.txt:" "empty" "$T/empty.txt"
+bad_train "$T/header.txt:1:" "header" "$T/header.txt"
+bad_train "$T/duplicate.txt:4:" "line 2" "$T/duplicate.txt" # names both lines
+
+# An error in the test file names the test file.
+expect_fail_mpi 3 "$T/fields.txt:2:" 2 mf --train "$T/good.txt" --test "$T/fields.txt" \
+  "${SMALL[@]}" --out "$T/out"
+ok "bad --test file: exit 3 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# Accepted variants: same ratings in another dress give the same chain as the plain file.
+run_and_compare() {
+  local name=$1 train=$2 test=$3
+  run_ok "$name" 2 mf --train "$train" --test "$test" --rank 4 --tiles 2 --seed 5 \
+    --iterations 60 --burn-in 20 --eval-every 10 --quiet --out "$T/$name"
+  same_outputs "$T/plain" "$T/$name" "$name"
+}
+run_ok plain 2 mf --train "$ML100K/u1.base" --test "$TEST" --rank 4 --tiles 2 --seed 5 \
+  --iterations 60 --burn-in 20 --eval-every 10 --quiet --out "$T/plain"
+
+sed 's/$/\r/' "$ML100K/u1.base" >"$T/crlf.base"
+sed 's/$/\r/' "$TEST" >"$T/crlf.test"
+run_and_compare crlf "$T/crlf.base" "$T/crlf.test"
+ok "CRLF line ends accepted: outputs identical to the LF files"
+
+{
+  echo '%%MatrixMarket matrix coordinate real general'
+  echo '% ml-100k u1.base, 1-based user and item ids as row and column indices'
+  echo "943 1682 $(wc -l <"$ML100K/u1.base")"
+  awk '{ print $1, $2, $3 }' "$ML100K/u1.base"
+} >"$T/u1.mtx"
+run_and_compare mtx "$T/u1.mtx" "$TEST"
+ok "Matrix Market training file accepted: outputs identical to the whitespace file"
+
+{
+  echo 'userId,movieId,rating,timestamp'
+  awk '{ print $1 "," $2 "," $3 "," $4 }' "$ML100K/u1.base"
+} >"$T/u1.csv"
+run_and_compare csv "$T/u1.csv" "$TEST"
+ok "CSV with a header line accepted: outputs identical to the whitespace file"
+
+# ---------------------------------------------------------------------------------------
+# Option errors: exit 2, naming the option.
+GOOD=(--train "$ML100K/u1.base" --test "$TEST" --out "$T/out" --quiet)
+bad_option() {
+  local pattern=$1
+  shift
+  expect_fail_mpi 2 "$pattern" 2 mf "${GOOD[@]}" "$@"
+  ok "$*: exit 2 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+}
+bad_option --rank --rank 0
+bad_option --minibatch --minibatch 2
+bad_option --tiles --tiles 3
+bad_option --sampler --sampler nosuch
+bad_option --burn-in --iterations 50 --burn-in 50
+bad_option --burn-in --iterations 50 --burn-in 80
+bad_option --nosuch-option --nosuch-option
+bad_option --step --step 0 --iterations 20 --burn-in 5
+bad_option --step --step inf --iterations 20 --burn-in 5
+bad_option --step --step abc
+# --gibbs is the single-process reference sampler.
+bad_option --sampler --sampler gibbs
+expect_fail_mpi 2 "--train" 2 mf --out "$T/out" --quiet
+ok "no --train: exit 2: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# Output errors: exit 4, naming the path.
+printf 'not a directory\n' >"$T/regular-file"
+expect_fail_mpi 4 "$T/regular-file/out" 2 mf --train "$ML100K/u1.base" --test "$TEST" \
+  "${SMALL[@]}" --out "$T/regular-file/out"
+ok "--out under a regular file: exit 4 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# A diverging chain stops with exit 6, the iteration and a hint about the step size.
+expect_fail_mpi 6 "iteration" 2 mf --train "$ML100K/u1.base" --test "$TEST" --sampler sgld \
+  --step 1 --rank 4 --iterations 200 --burn-in 10 --quiet --out "$T/diverged"
+expect_message_has "--step" "diverged"
+grep -qE 'iteration [0-9]+' <<<"$EXPECT_FAIL_MESSAGE" || fail "no iteration number: $EXPECT_FAIL_MESSAGE"
+[[ ! -e $T/diverged/W_mean.npy ]] || fail "the diverged run wrote W_mean.npy"
+ok "--sampler sgld --step 1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# KNOWN BUG: negative and NaN step sizes are accepted. Parse() in src/cli/mf_command.cpp
+# uses step < 0 as "the sampler's default" and only rejects 0 and +inf, so
+# `--step -1` and `--step nan` run to exit 0 with the default step instead of exit 2.
+# Kept last, so that every check above runs while this is open.
+bad_option --step --step -1 --iterations 20 --burn-in 5
+bad_option --step --step nan --iterations 20 --burn-in 5
