@@ -36,6 +36,29 @@ struct MfCommandOptions {
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
 };
 
+// Bounds checks whose messages read well ("must be > 0") for any numeric option.
+CLI::Validator Positive() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && x > 0 && std::isfinite(x)
+                   ? std::string()
+                   : "'" + v + "' must be a positive finite number";
+      },
+      "> 0");
+}
+
+CLI::Validator NonNegative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && x >= 0 && std::isfinite(x)
+                   ? std::string()
+                   : "'" + v + "' must be a non-negative number";
+      },
+      ">= 0");
+}
+
 void AddOptions(CLI::App& app, MfCommandOptions& o) {
   auto& c = o.config;
   app.add_option("--train", o.input.train, "training ratings file");
@@ -46,7 +69,8 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
   app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
   app.add_option("--sampler", c.sampler.name, "sgld|psgld|gibbs");
-  app.add_option("--step", o.step, "step size a of a(b + t)^-c (default: per sampler)");
+  app.add_option("--step", o.step, "step size a of a(b + t)^-c (default: per sampler)")
+      ->check(Positive());
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
       ->check(CLI::Range(0.0, 1.0));
@@ -69,9 +93,10 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--rmsprop-alpha", c.sampler.rmsprop_alpha, "PSGLD: squared-gradient decay");
   app.add_option("--rmsprop-lambda", c.sampler.rmsprop_lambda, "PSGLD: preconditioner floor");
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
-  app.add_option("--seed", c.seed, "seed of every random choice");
+  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
   app.add_option("--out", o.out, "output directory");
-  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations");
+  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations")
+      ->check(NonNegative());
   app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
   app.add_flag("--quiet", o.quiet, "no progress lines");
 }
@@ -105,8 +130,6 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   if (o.config.burn_in >= o.config.iterations)
     throw UsageError("--burn-in", "must be smaller than --iterations (" +
                                       std::to_string(o.config.iterations) + ")");
-  if (o.step == 0.0 || (o.step > 0 && !std::isfinite(o.step)))
-    throw UsageError("--step", "must be a positive finite number");
   return o;
 }
 
@@ -327,6 +350,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WritePredictions(options.out + "/predictions.csv", comments, data, posterior);
     io::WritePosteriorArrays(options.out, posterior, config.shape.rank, config.shape.bias, data);
     const TraceRow& last = engine->trace().back();
+    if (data.problem.test.empty())
+      std::printf("carousel mf: no test set (use --test or --test-fraction)\n");
     std::printf(
         "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
         "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "

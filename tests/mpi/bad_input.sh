@@ -133,9 +133,8 @@ grep -qE 'iteration [0-9]+' <<<"$EXPECT_FAIL_MESSAGE" || fail "no iteration numb
 ok "--sampler sgld --step 1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
 
 # ---------------------------------------------------------------------------------------
-# KNOWN BUG: negative and NaN step sizes are accepted. Parse() in src/cli/mf_command.cpp
-# uses step < 0 as "the sampler's default" and only rejects 0 and +inf, so
-# `--step -1` and `--step nan` run to exit 0 with the default step instead of exit 2.
-# Kept last, so that every check above runs while this is open.
+# Negative and NaN step sizes (once taken for "the default") are refused.
 bad_option --step --step -1 --iterations 20 --burn-in 5
 bad_option --step --step nan --iterations 20 --burn-in 5
+bad_option --seed --seed -1 --iterations 20 --burn-in 5
+bad_option --checkpoint-every --checkpoint-every -1 --iterations 20 --burn-in 5
