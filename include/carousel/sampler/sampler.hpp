@@ -57,7 +57,7 @@ class Sampler {
 
 struct SamplerOptions {
   std::string name = "psgld";
-  double rmsprop_alpha = 0.99;   // PSGLD: decay of the squared-gradient average
+  double rmsprop_alpha = 0.999;  // PSGLD: decay of the squared-gradient average (README)
   double rmsprop_lambda = 1e-5;  // PSGLD: keeps the preconditioner finite
 };
 
