@@ -1,0 +1,86 @@
+// SCIR: the stochastic Cox-Ingersoll-Ross process of Baker, Fearnhead, Fox and Nemeth
+// (2018), "Large-scale stochastic sampling from the probability simplex", NeurIPS.
+//
+// A CIR process with stationary distribution Gamma(a, 1),
+//   d theta = (a - theta) dt + sqrt(2 theta) dW                          (paper Eq. 2.1),
+// has the exact transition over a time h (Eq. 2.2)
+//   theta_{t+h} | theta_t = (1 - e^{-h}) / 2 * W,
+//   W ~ noncentral chi^2(2a, 2 theta_t e^{-h} / (1 - e^{-h})).
+// SCIR (Eq. 2.3) uses this transition with a replaced by an unbiased minibatch estimate
+// a_hat = alpha + (N / n) sum_{i in S_m} z_i, so it has no discretisation error at any h:
+// the only error is the minibatch noise, whose effect on the moments is known exactly
+// (Corollary 3.2, ScirMomentsAfter below). Algorithm 1 updates every component of a
+// simplex row this way and sets omega = theta / sum(theta), since independent
+// Gamma(a_k, 1) variables normalised by their sum are Dirichlet(a) distributed.
+// Usable for any Gamma-distributed positive parameter (Sec. 2.3), not only simplices.
+//
+// The noncentral chi^2 draw is exact, as a Poisson mixture:
+//   N ~ Poisson(lambda / 2), lambda = 2 theta e^{-h} / (1 - e^{-h}),
+//   W | N ~ chi^2(2a + 2N) = 2 Gamma(a + N, 1),
+// so theta_{t+h} = (1 - e^{-h}) Gamma(a_hat + N, 1). The Gamma variate is drawn in log
+// space (KeyedStream::log_gamma_variate), so tiny shapes (a_hat = 1e-6), huge shapes
+// (1e6 and beyond) and theta near 0 give finite, non-negative values.
+//
+// Near zero. For a tiny shape a the Gamma(a) law puts most of its mass below the smallest
+// double (P(X < 1e-308) is about 1 - 7e-4 at a = 1e-6), so a linear-scale value can
+// underflow. Decision: ScirStep never returns 0; a value that underflows is returned as
+// kScirFloor, the smallest positive normal double (about 2.2e-308). The chain is never
+// stuck there: from theta = 0 (or the floor) the exact transition is a fresh
+// (1 - e^{-h}) Gamma(a_hat) draw, which leaves the floor with its true probability, and
+// log(theta), theta / sum(theta) and 1 / theta stay finite downstream. The floor moves
+// only mass that lies below 2.2e-308 (about 1e-31 of the mass at a = 0.1). Callers that
+// need those values exactly use ScirLogStep, which keeps log(theta) and has no floor.
+//
+// Randomness: every draw comes from the KeyedStream the caller passes (DESIGN.md
+// section 1); a step consumes the stream in a fixed order (per component: the Poisson
+// draw, then the Gamma draw), so the same key gives the same chain on any rank.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+// Smallest value ScirStep returns (see "Near zero" above).
+constexpr double kScirFloor = std::numeric_limits<double>::min();
+
+// Poisson(mean) variate, exact for any finite mean >= 0: inversion by sequential search
+// for mean < 10, otherwise PTRS, the transformed rejection method of Hormann (1993), "The
+// transformed rejection method for generating Poisson random variables", Insurance:
+// Mathematics and Economics 12, with the log-pmf evaluated by Loader's saddle-point
+// expansion (stirlerr/bd0, as in R's dpois) so the acceptance test keeps full precision
+// for huge means (1e12 and beyond). Returned as a double: integers above 2^53 are rounded
+// to the nearest double, far below the Poisson standard deviation there.
+double PoissonVariate(double mean, KeyedStream& rng);
+
+// One exact CIR transition over time h with shape a_hat (paper Eq. 2.2 / 2.3):
+// theta >= 0 and finite, a_hat > 0 and finite, h > 0. Returns a value >= kScirFloor.
+// Throws Error(kDiverged) for NaN/inf inputs and Error(kInternal) for other invalid ones.
+double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng);
+
+// The same transition on log(theta) (log_theta = -inf is theta = 0). Exact at any scale:
+// no floor. May return -inf only if the Gamma shape is below about 1e-307.
+double ScirLogStep(double log_theta, double shape_hat, double h, KeyedStream& rng);
+
+// Algorithm 1, one iteration for one simplex row of k components: theta[j] <- ScirStep(
+// theta[j], shape_hat[j], h) for j = 0..k-1 in order, then, when omega is not null,
+// omega[j] = theta[j] / sum(theta). shape_hat[j] = alpha_j + (N / n) * (minibatch count
+// of category j). omega may alias theta only if the caller no longer needs theta.
+void ScirSimplexStep(double* theta, const double* shape_hat, std::size_t k, double h,
+                     KeyedStream& rng, double* omega = nullptr);
+
+// Corollary 3.2: mean and variance of the SCIR value after `steps` steps of size h from
+// theta0, when every a_hat_m is independent with mean a and variance var_shape_hat
+// (var_shape_hat = 0: the exact CIR process run for time steps * h):
+//   E    = theta0 e^{-Mh} + a (1 - e^{-Mh}),
+//   Var  = 2 theta0 (e^{-Mh} - e^{-2Mh}) + a (1 - e^{-Mh})^2
+//          + (1 - e^{-2Mh}) (1 - e^{-h}) / (1 + e^{-h}) Var[a_hat].
+struct ScirMoments {
+  double mean = 0.0;
+  double variance = 0.0;
+};
+ScirMoments ScirMomentsAfter(double theta0, double a, double var_shape_hat, double h, long steps);
+
+}  // namespace carousel

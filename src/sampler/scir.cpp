@@ -1,0 +1,166 @@
+#include "carousel/sampler/scir.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+namespace {
+
+constexpr double kLnSqrt2Pi = 0.918938533204672741780329736406;  // log(sqrt(2 pi))
+
+// Loader (2000), "Fast and accurate computation of binomial probabilities": the error of
+// Stirling's formula, stirlerr(n) = log(n!) - [(n + 1/2) log n - n + log sqrt(2 pi)],
+// for integer n >= 1. Series in 1/n for n > 15; direct (no cancellation to speak of,
+// the terms are below 50) for small n.
+double StirlingError(double n) {
+  constexpr double s0 = 1.0 / 12, s1 = 1.0 / 360, s2 = 1.0 / 1260, s3 = 1.0 / 1680, s4 = 1.0 / 1188;
+  if (n <= 15.0) return std::lgamma(n + 1.0) - (n + 0.5) * std::log(n) + n - kLnSqrt2Pi;
+  const double nn = n * n;
+  if (n > 500) return (s0 - s1 / nn) / n;
+  if (n > 80) return (s0 - (s1 - s2 / nn) / nn) / n;
+  if (n > 35) return (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n;
+  return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n;
+}
+
+// Loader's deviance term bd0(x, m) = x log(x / m) + m - x, computed without the
+// cancellation of the direct formula when x is close to m.
+double Bd0(double x, double m) {
+  if (std::abs(x - m) < 0.1 * (x + m)) {
+    double v = (x - m) / (x + m);
+    double s = (x - m) * v;
+    double ej = 2.0 * x * v;
+    v *= v;
+    for (int j = 1; j < 1000; ++j) {
+      ej *= v;
+      const double s1 = s + ej / (2 * j + 1);
+      if (s1 == s) return s1;
+      s = s1;
+    }
+    return s;
+  }
+  return x * std::log(x / m) + m - x;
+}
+
+// log P(N = k) for N ~ Poisson(mean), k a non-negative integer, mean > 0: the saddle-point
+// form -stirlerr(k) - bd0(k, mean) - log sqrt(2 pi k), accurate to rounding for any mean.
+double LogPoissonPmf(double k, double mean) {
+  if (k == 0.0) return -mean;
+  return -StirlingError(k) - Bd0(k, mean) - kLnSqrt2Pi - 0.5 * std::log(k);
+}
+
+std::string Num(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+// Inputs of a SCIR step: NaN/inf are numerical divergence, other bad values are bugs.
+void CheckScirArguments(const char* where, double theta_or_log, bool log_scale, double shape_hat,
+                        double h) {
+  const bool theta_bad = log_scale ? (std::isnan(theta_or_log) || theta_or_log == HUGE_VAL)
+                                   : !std::isfinite(theta_or_log);
+  if (theta_bad || !std::isfinite(shape_hat) || !std::isfinite(h)) {
+    throw Error(ExitCode::kDiverged, std::string(where) + ": non-finite input (" +
+                                         (log_scale ? "log_theta = " : "theta = ") +
+                                         Num(theta_or_log) + ", shape_hat = " + Num(shape_hat) +
+                                         ", h = " + Num(h) + ")");
+  }
+  if ((!log_scale && theta_or_log < 0.0) || shape_hat <= 0.0 || h <= 0.0) {
+    throw Error(ExitCode::kInternal,
+                std::string(where) + ": need theta >= 0, shape_hat > 0 and h > 0 (" +
+                    (log_scale ? "log_theta = " : "theta = ") + Num(theta_or_log) +
+                    ", shape_hat = " + Num(shape_hat) + ", h = " + Num(h) + ")");
+  }
+}
+
+}  // namespace
+
+double PoissonVariate(double mean, KeyedStream& rng) {
+  if (!(mean >= 0.0) || !std::isfinite(mean)) {
+    throw Error(ExitCode::kDiverged,
+                "PoissonVariate: mean = " + Num(mean) + " (must be finite and >= 0)");
+  }
+  if (mean < 10.0) {
+    // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
+    // expected number of terms is mean + 1. The loop also stops once the remaining
+    // terms cannot change a double (after u has been exhausted to rounding).
+    double p = std::exp(-mean);
+    double u = rng.uniform();
+    double k = 0.0;
+    while (u > p) {
+      u -= p;
+      k += 1.0;
+      p *= mean / k;
+      if (p <= 0.0 || k > 1000.0) break;
+    }
+    return k;
+  }
+  // PTRS (Hormann 1993, Sec. 3, Algorithm PTRS), constants as published.
+  const double sqrt_mean = std::sqrt(mean);
+  const double b = 0.931 + 2.53 * sqrt_mean;
+  const double a = -0.059 + 0.02483 * b;
+  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
+  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = rng.uniform() - 0.5;
+    const double v = rng.uniform();
+    const double us = 0.5 - std::abs(u);
+    const double k = std::floor((2.0 * a / us + b) * u + mean + 0.43);
+    if (us >= 0.07 && v <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <= LogPoissonPmf(k, mean)) {
+      return k;
+    }
+  }
+}
+
+double ScirLogStep(double log_theta, double shape_hat, double h, KeyedStream& rng) {
+  CheckScirArguments("ScirLogStep", log_theta, true, shape_hat, h);
+  const double c = -std::expm1(-h);  // 1 - e^{-h}, accurate for small h
+  const double log_c = std::log(c);
+  // lambda / 2 = theta e^{-h} / (1 - e^{-h}); exp(-inf) = 0 handles theta = 0.
+  const double half_lambda = std::exp(log_theta - h - log_c);
+  const double n = PoissonVariate(half_lambda, rng);
+  return log_c + rng.log_gamma_variate(shape_hat + n);
+}
+
+double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {
+  CheckScirArguments("ScirStep", theta, false, shape_hat, h);
+  const double c = -std::expm1(-h);
+  const double half_lambda = theta * std::exp(-h) / c;
+  const double n = PoissonVariate(half_lambda, rng);
+  const double value = c * std::exp(rng.log_gamma_variate(shape_hat + n));
+  if (!(value < HUGE_VAL)) {
+    throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
+                                         ", shape_hat = " + Num(shape_hat) + ")");
+  }
+  return value >= kScirFloor ? value : kScirFloor;
+}
+
+void ScirSimplexStep(double* theta, const double* shape_hat, std::size_t k, double h,
+                     KeyedStream& rng, double* omega) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < k; ++j) {
+    theta[j] = ScirStep(theta[j], shape_hat[j], h, rng);
+    sum += theta[j];
+  }
+  if (omega == nullptr) return;
+  for (std::size_t j = 0; j < k; ++j) omega[j] = theta[j] / sum;
+}
+
+ScirMoments ScirMomentsAfter(double theta0, double a, double var_shape_hat, double h, long steps) {
+  const double t = h * static_cast<double>(steps);
+  const double e1 = std::exp(-t), e2 = std::exp(-2.0 * t);
+  const double one_minus_e1 = -std::expm1(-t);
+  ScirMoments m;
+  m.mean = theta0 * e1 + a * one_minus_e1;
+  m.variance = 2.0 * theta0 * (e1 - e2) + a * one_minus_e1 * one_minus_e1 +
+               -std::expm1(-2.0 * t) * std::tanh(0.5 * h) * var_shape_hat;
+  return m;
+}
+
+}  // namespace carousel
