@@ -26,6 +26,7 @@ struct RowBlock {
   BlockState state;
   Matrix lik;                             // this iteration's likelihood gradient
   std::vector<TileRatings> tiles;         // indexed by column block
+  Eigen::VectorXf degree;  // ratings of each row, for data-aware metrics
   Eigen::MatrixXd sum, sum_sq;            // posterior moments over collected samples
   std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
   std::vector<std::uint32_t> test_index;  // position in MfProblem::test
@@ -138,7 +139,8 @@ class MfEngine::Impl {
   std::unique_ptr<Sampler> sampler_;
 
   std::vector<RowBlock> rows_;
-  std::map<int, BlockState> cols_;  // column blocks this rank holds now
+  std::map<int, BlockState> cols_;           // column blocks this rank holds now
+  std::vector<Eigen::VectorXf> col_degree_;  // ratings of each item, by column block
   BpmfHyper hyper_;
   std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
@@ -197,6 +199,19 @@ void MfEngine::Impl::BuildRowBlocks() {
       std::vector<Entry>().swap(entries);
     }
   }
+  for (RowBlock& rb : rows_) {
+    rb.degree =
+        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_.rows().Members(rb.id).size()));
+    for (const TileRatings& tile : rb.tiles)
+      for (Eigen::Index r = 0; r < rb.degree.size(); ++r)
+        rb.degree[r] += static_cast<float>(tile.row_start[r + 1] - tile.row_start[r]);
+  }
+  col_degree_.resize(static_cast<std::size_t>(B()));
+  for (int j = 0; j < B(); ++j)
+    col_degree_[j] =
+        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_.cols().Members(j).size()));
+  for (const Rating& r : problem_.train.entries)
+    col_degree_[grid_.cols().BlockOf(r.col)][grid_.cols().LocalIndex(r.col)] += 1.0f;
   // Test ratings go with their user's row-block; unknown users with row-block 0.
   for (std::uint32_t k = 0; k < problem_.test.size(); ++k) {
     const TestRating& t = problem_.test[k];
@@ -356,14 +371,15 @@ void MfEngine::Impl::LocalStep(const IterationPlan& plan) {
         TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
     rb.minibatch_sse = result.sse;
     rb.minibatch_count = static_cast<double>(result.count);
-    sampler_->Step(col, BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h}, plan.step,
-                   ColNoise(plan, j));
+    sampler_->Step(col, BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j]},
+                   plan.step, ColNoise(plan, j));
     if (layout_.RankOfColBlock(grid_, j, plan.next) != comm_.rank()) leaving.emplace_back(j, &col);
   }
   auto pending = StartColumnExchange(plan.stratum, plan.next, leaving);
   for (RowBlock& rb : rows_)
-    sampler_->Step(rb.state, BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w}, plan.step,
-                   RowNoise(plan, rb));
+    sampler_->Step(rb.state,
+                   BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree},
+                   plan.step, RowNoise(plan, rb));
   FinishColumnExchange(std::move(pending));
 }
 
@@ -391,10 +407,10 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     p.rb->minibatch_count = static_cast<double>(result.count);
   }
   auto w_gradient = [&](Pair& p) {
-    return BlockGradient{p.rb->lik, plan.scale, plan.batch, plan.prior_w};
+    return BlockGradient{p.rb->lik, plan.scale, plan.batch, plan.prior_w, &p.rb->degree};
   };
   auto h_gradient = [&](Pair& p) {
-    return BlockGradient{p.lik_h, plan.scale, plan.batch, plan.prior_h};
+    return BlockGradient{p.lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[p.j]};
   };
 
   const auto pre_width = static_cast<std::size_t>(sampler_->pre_sum_count());
@@ -420,9 +436,10 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     Matrix lik_w_new, lik_h_new;
     for (Pair& p : pairs) {
       TileLikelihood(plan, *p.rb, p.j, p.rb->state.theta, p.col->theta, lik_w_new, lik_h_new);
-      sampler_->AfterStep(p.rb->state,
-                          BlockGradient{lik_w_new, plan.scale, plan.batch, plan.prior_w});
-      sampler_->AfterStep(*p.col, BlockGradient{lik_h_new, plan.scale, plan.batch, plan.prior_h});
+      sampler_->AfterStep(p.rb->state, BlockGradient{lik_w_new, plan.scale, plan.batch,
+                                                     plan.prior_w, &p.rb->degree});
+      sampler_->AfterStep(*p.col, BlockGradient{lik_h_new, plan.scale, plan.batch, plan.prior_h,
+                                                &col_degree_[p.j]});
     }
   }
   const auto post_width = static_cast<std::size_t>(sampler_->post_sum_count());

@@ -29,6 +29,9 @@ struct BlockGradient {
   double scale;
   double minibatch_size;
   const Eigen::VectorXf& prior_precision;  // one per column
+  // Optional, supplied by the model for metrics that use it: how much data each row of the
+  // block sees (for matrix factorization, the row's number of ratings).
+  const Eigen::VectorXf* row_data_count = nullptr;
 
   float LogPosterior(const Matrix& theta, Eigen::Index r, Eigen::Index c) const {
     return static_cast<float>(scale) * lik_sum(r, c) - prior_precision[c] * theta(r, c);

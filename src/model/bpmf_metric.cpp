@@ -1,0 +1,17 @@
+#include "carousel/model/bpmf_metric.hpp"
+
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+
+void RatingCountMetric::Evaluate(const Matrix& theta, const BlockGradient& gradient,
+                                 Matrix& g_inv, Matrix& d_g_inv) const {
+  if (!gradient.row_data_count || gradient.row_data_count->size() != theta.rows())
+    throw Error(ExitCode::kInternal, "rating-count metric: no rating counts for this block");
+  g_inv.resize(theta.rows(), theta.cols());
+  for (Eigen::Index r = 0; r < theta.rows(); ++r)
+    g_inv.row(r).setConstant(1.0f / (1.0f + (*gradient.row_data_count)[r]));
+  d_g_inv.setZero(theta.rows(), theta.cols());
+}
+
+}  // namespace carousel
