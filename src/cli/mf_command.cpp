@@ -16,6 +16,7 @@
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/mf_outputs.hpp"
+#include "carousel/model/bpmf_metric.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -68,7 +69,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::Range(0.0, 0.99));
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
   app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
-  app.add_option("--sampler", c.sampler.name, "sgld|psgld|gibbs");
+  app.add_option("--sampler", c.sampler.name, "sgld|psgld|sghmc|sgnht|sgrld|sgrhmc|hamcmc|gibbs");
   app.add_option("--step", o.step, "step size a of a(b + t)^-c (default: per sampler)")
       ->check(Positive());
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
@@ -91,6 +92,17 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::IsMember({"sample", "fixed"}));
   app.add_flag("--no-bias", o.no_bias, "no user and item biases");
   app.add_option("--rmsprop-alpha", c.sampler.rmsprop_alpha, "PSGLD: squared-gradient decay");
+  app.add_option("--friction", c.sampler.friction, "SGHMC: friction C; SGNHT: diffusion A")
+      ->check(Positive());
+  app.add_option("--noise-estimate", c.sampler.noise_estimate,
+                 "SGHMC/SGNHT/SGRHMC: estimate B of the gradient-noise variance")
+      ->check(NonNegative());
+  app.add_option("--mass", c.sampler.mass, "SGHMC: mass M")->check(Positive());
+  app.add_option("--memory", c.sampler.memory, "HAMCMC: sub-chains and L-BFGS memory M")
+      ->check(CLI::Range(2, 20));
+  app.add_option("--trust", c.sampler.trust, "HAMCMC: lambda, y += lambda s")->check(Positive());
+  app.add_option("--initial-scale", c.sampler.initial_scale, "HAMCMC: gamma, H0 = gamma I")
+      ->check(Positive());
   app.add_option("--rmsprop-lambda", c.sampler.rmsprop_lambda, "PSGLD: preconditioner floor");
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
@@ -119,6 +131,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
+  o.config.sampler.metric = std::make_shared<RatingCountMetric>();
   o.config.priors.use_bias = !o.no_bias;
   o.config.priors.sample_hyper = o.hyper == "sample";
   o.config.schedule =
@@ -133,24 +146,29 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-// Default step sizes, in units that carry over between data sizes. PSGLD's preconditioner
-// scales each coordinate by 1/sqrt(mean squared minibatch gradient), whose size grows
-// with N, so its step is given per rating. SGLD has no preconditioner; its step must stay
-// below the inverse curvature of the most-rated row or column (tau * degree * |h|^2).
+// Default step sizes, in units that carry over between data sizes (README, "Step sizes").
+// Samplers without a preconditioner must keep eps below the inverse curvature of the
+// most-rated row or column, tau * degree * |h|^2 (first order: eps ~ 1/degree; with
+// momentum the stability limit is on eps^2 * curvature: eps ~ 1/sqrt(degree)). PSGLD's
+// preconditioner scales each coordinate by 1/sqrt(mean squared per-rating gradient), so
+// its step is given per rating; the rating-count metric of SGRLD/SGRHMC divides by the
+// degree already, so their steps are plain numbers. Measured on ml-100k (README).
 double DefaultStep(const std::string& sampler, const MfProblem& problem) {
   const double n = static_cast<double>(problem.train.entries.size());
-  if (sampler == "sgld") {
-    std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
-    for (const Rating& r : problem.train.entries) {
-      row_degree[r.row]++;
-      col_degree[r.col]++;
-    }
-    std::uint64_t max_degree = 1;
-    for (auto d : row_degree) max_degree = std::max(max_degree, d);
-    for (auto d : col_degree) max_degree = std::max(max_degree, d);
-    return 0.5 / static_cast<double>(max_degree);
+  std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
+  for (const Rating& r : problem.train.entries) {
+    row_degree[r.row]++;
+    col_degree[r.col]++;
   }
-  return 0.05 / n;  // psgld
+  std::uint64_t max_degree = 1;
+  for (auto d : row_degree) max_degree = std::max(max_degree, d);
+  for (auto d : col_degree) max_degree = std::max(max_degree, d);
+  const double degree = static_cast<double>(max_degree);
+  if (sampler == "psgld") return 0.05 / n;
+  if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
+  if (sampler == "sgrld") return 0.15;
+  if (sampler == "sgrhmc") return 0.02;
+  return 0.5 / degree;  // sgld, hamcmc (whose H starts as the identity)
 }
 
 std::string JoinArgs(const std::vector<std::string>& args) {

@@ -1,7 +1,12 @@
 #include "carousel/sampler/sampler.hpp"
 
+#include "carousel/sampler/hamcmc.hpp"
 #include "carousel/sampler/psgld.hpp"
+#include "carousel/sampler/sghmc.hpp"
 #include "carousel/sampler/sgld.hpp"
+#include "carousel/sampler/sgnht.hpp"
+#include "carousel/sampler/sgrhmc.hpp"
+#include "carousel/sampler/sgrld.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -38,6 +43,18 @@ std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options) {
     if (!(options.rmsprop_lambda > 0.0)) throw UsageError("--rmsprop-lambda", "must be > 0");
     return std::make_unique<Psgld>(options.rmsprop_alpha, options.rmsprop_lambda);
   }
+  if (options.name == "sghmc")
+    return std::make_unique<Sghmc>(options.friction, options.noise_estimate, options.mass);
+  if (options.name == "sgnht")
+    return std::make_unique<Sgnht>(options.friction, options.noise_estimate);
+  if (options.name == "sgrld" || options.name == "sgrhmc") {
+    if (!options.metric)
+      throw UsageError("--sampler", options.name + " needs a metric G(theta) from the model");
+    if (options.name == "sgrld") return std::make_unique<Sgrld>(options.metric);
+    return std::make_unique<Sgrhmc>(options.metric, options.noise_estimate);
+  }
+  if (options.name == "hamcmc")
+    return std::make_unique<Hamcmc>(options.memory, options.trust, options.initial_scale);
   std::string known;
   for (const auto& n : SamplerNames()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("--sampler", "unknown sampler '" + options.name + "' (known: " + known + ")");

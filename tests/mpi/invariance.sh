@@ -28,6 +28,21 @@ for sampler in sgld psgld; do
   done
 done
 
+# Every other sampler, cyclic schedule: momentum, thermostat (a cross-rank sum) and the
+# HAMCMC history travel with their blocks; HAMCMC's L-BFGS inner products are one ordered
+# reduction per iteration. Random strata for HAMCMC too, whose blocks jump between ranks.
+for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random; do
+  schedule=cyclic
+  [[ $sampler == hamcmc-random ]] && schedule=random
+  for np in 1 2 4; do
+    run_ok "$sampler-p$np" "$np" mf "${COMMON[@]}" --tiles 4 --seed 7 --sampler "${sampler%-random}" \
+      --schedule "$schedule" --out "$T/$sampler-p$np"
+  done
+  same_outputs "$T/$sampler-p1" "$T/$sampler-p2" "$sampler: P=1 vs P=2"
+  same_outputs "$T/$sampler-p1" "$T/$sampler-p4" "$sampler: P=1 vs P=4"
+  ok "$sampler ($schedule): P=1, 2, 4 give bitwise-identical outputs"
+done
+
 # The comparison is able to fail: a different seed gives a different chain.
 run_ok seed8 2 mf "${COMMON[@]}" --sampler psgld --tiles 4 --seed 8 --out "$T/seed8"
 files_differ "$T/psgld-cyclic-p2/W_sample.npy" "$T/seed8/W_sample.npy" ||

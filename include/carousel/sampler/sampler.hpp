@@ -12,6 +12,8 @@
 
 namespace carousel {
 
+class DiagonalMetric;
+
 class Sampler {
  public:
   virtual ~Sampler() = default;
@@ -59,6 +61,14 @@ struct SamplerOptions {
   std::string name = "psgld";
   double rmsprop_alpha = 0.999;  // PSGLD: decay of the squared-gradient average (README)
   double rmsprop_lambda = 1e-5;  // PSGLD: keeps the preconditioner finite
+  double friction = 1.0;         // SGHMC: C; SGNHT: A (diffusion), recipe Eq. 12 / 15
+  double noise_estimate = 0.0;   // SGHMC / SGNHT / SGRHMC: B-hat, gradient-noise variance
+  double mass = 1.0;             // SGHMC: M (diagonal, constant)
+  int memory = 2;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
+  double trust = 1.0;            // HAMCMC: lambda, y_t += lambda s_t
+  double initial_scale = 1.0;    // HAMCMC: gamma, H^0 = gamma I
+  // SGRLD / SGRHMC: the metric G(theta), supplied by the model or the user.
+  std::shared_ptr<const DiagonalMetric> metric;
 };
 
 // The one place a sampler is chosen by name; throws UsageError for an unknown name.
