@@ -1,0 +1,563 @@
+#include "carousel/io/corpus_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel::io {
+namespace {
+
+struct FormatSpelling {
+  CorpusFormat format;
+  const char* name;
+};
+
+constexpr std::array<FormatSpelling, 3> kFormatSpellings = {{
+    {CorpusFormat::kAuto, "auto"},
+    {CorpusFormat::kUci, "uci"},
+    {CorpusFormat::kLdaC, "ldac"},
+}};
+
+constexpr std::uint64_t kMaxUint32 = std::numeric_limits<std::uint32_t>::max();
+// LDA-C word ids stop one short of the uint32 range so that "largest id + 1" fits.
+constexpr std::uint64_t kMaxLdaCWordId = kMaxUint32 - 1;
+
+// Where a problem is. The "file:line" string is only built when something is wrong:
+// formatting it for each of millions of good lines would cost more than parsing them.
+struct Location {
+  const std::string& path;
+  std::size_t line;
+};
+
+[[noreturn]] void Fail(const Location& at, const std::string& problem) {
+  throw InputError(at.path + ":" + std::to_string(at.line), problem);
+}
+
+std::string Quoted(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading files and walking their lines.
+
+std::string ReadWholeFile(const std::string& path) {
+  errno = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+  if (!file) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+
+  // Read in chunks rather than trusting the size: the file may be a pipe or still growing.
+  // The size is a capacity hint, with one spare chunk so that the last (short) read does
+  // not reallocate and copy the whole buffer.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::string text;
+  std::error_code size_error;
+  const auto size = std::filesystem::file_size(path, size_error);
+  if (!size_error) text.reserve(size + kChunk);
+
+  for (;;) {
+    const std::size_t used = text.size();
+    text.resize(used + kChunk);
+    const std::size_t got = std::fread(text.data() + used, 1, kChunk, file.get());
+    text.resize(used + got);
+    if (got == kChunk) continue;
+    // A directory opens fine on Linux and fails here with EISDIR.
+    if (std::ferror(file.get())) {
+      throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+    }
+    return text;
+  }
+}
+
+std::string_view StripByteOrderMark(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
+}
+
+// Yields the lines of a text without their "\n" or "\r\n", counting from 1. Copies are
+// cheap, and a copy resumes where the original was.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : rest_(text) {}
+
+  bool Next(std::string_view* line) {
+    if (rest_.empty()) return false;
+    const std::size_t end = rest_.find('\n');
+    *line = rest_.substr(0, end);
+    rest_.remove_prefix(end == std::string_view::npos ? rest_.size() : end + 1);
+    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+    ++number_;
+    return true;
+  }
+
+  std::size_t number() const { return number_; }
+
+ private:
+  std::string_view rest_;
+  std::size_t number_ = 0;
+};
+
+bool IsBlankChar(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && IsBlankChar(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsBlankChar(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+bool IsBlankLine(std::string_view line) {
+  return Trim(line).empty();
+}
+
+bool IsBlankText(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// Takes the next run of non-blank characters off the front of `rest`.
+bool NextField(std::string_view* rest, std::string_view* field) {
+  std::size_t pos = 0;
+  while (pos < rest->size() && IsBlankChar((*rest)[pos])) ++pos;
+  if (pos == rest->size()) {
+    rest->remove_prefix(pos);
+    return false;
+  }
+  const std::size_t start = pos;
+  while (pos < rest->size() && !IsBlankChar((*rest)[pos])) ++pos;
+  *field = rest->substr(start, pos - start);
+  rest->remove_prefix(pos);
+  return true;
+}
+
+// Splits on runs of blanks, storing at most fields->size() fields; returns how many
+// fields the line has, so that "found 5 fields" can still be reported.
+template <std::size_t N>
+std::size_t SplitOnBlanks(std::string_view line, std::array<std::string_view, N>* fields) {
+  std::size_t count = 0;
+  std::string_view field;
+  while (NextField(&line, &field)) {
+    if (count < N) (*fields)[count] = field;
+    ++count;
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------
+// Numbers.
+
+bool IsNumber(std::string_view field) {
+  double value = 0;
+  const char* last = field.data() + field.size();
+  const auto [end, error] = std::from_chars(field.data(), last, value);
+  return end == last && !field.empty() &&
+         (error == std::errc() || error == std::errc::result_out_of_range);
+}
+
+// Parses a non-negative integer no larger than `max`; `what` names the field ("count",
+// "document id", ...). It is a plain C string so that good lines build no std::string.
+std::uint64_t ParseUnsigned(std::string_view field, std::uint64_t max, const char* what,
+                            const Location& at) {
+  std::uint64_t value = 0;
+  const char* last = field.data() + field.size();
+  const auto [end, error] = std::from_chars(field.data(), last, value);
+  if (!field.empty() && end == last && error == std::errc() && value <= max) return value;
+
+  if (field.empty()) Fail(at, "empty " + std::string(what));
+  if (end == last && (error == std::errc::result_out_of_range || error == std::errc())) {
+    Fail(at,
+         what + (" " + Quoted(field)) + " is out of range (at most " + std::to_string(max) + ")");
+  }
+  if (field.front() == '-') {
+    std::int64_t negative = 0;
+    const auto [negative_end, negative_error] = std::from_chars(field.data(), last, negative);
+    if (negative_end == last &&
+        (negative_error == std::errc() || negative_error == std::errc::result_out_of_range)) {
+      Fail(at, "negative " + std::string(what) + " " + std::string(field));
+    }
+  }
+  if (IsNumber(field)) Fail(at, "non-integer " + std::string(what) + " " + Quoted(field));
+  Fail(at, "non-numeric " + std::string(what) + " " + Quoted(field));
+}
+
+std::uint32_t ParseCount(std::string_view field, const Location& at) {
+  const std::uint64_t count = ParseUnsigned(field, kMaxUint32, "count", at);
+  if (count == 0) Fail(at, "count 0: every count must be at least 1");
+  return static_cast<std::uint32_t>(count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared checks.
+
+// Whether a word occurs twice in [begin, end). Files usually list a document's words in
+// increasing order, which settles it in one pass; otherwise a sorted copy does. Memory
+// stays proportional to the document, whatever W the file claims.
+bool HasDuplicate(const std::uint32_t* begin, const std::uint32_t* end,
+                  std::vector<std::uint32_t>* scratch) {
+  if (std::adjacent_find(begin, end, std::greater_equal<std::uint32_t>()) == end) return false;
+  scratch->assign(begin, end);
+  std::sort(scratch->begin(), scratch->end());
+  return std::adjacent_find(scratch->begin(), scratch->end()) != scratch->end();
+}
+
+struct Vocabulary {
+  const std::string& path;  // empty without a vocabulary file
+  std::size_t size;
+};
+
+[[noreturn]] void FailOutsideVocabulary(const Location& at, std::uint64_t id,
+                                        const Vocabulary& vocabulary) {
+  Fail(at, "word id " + std::to_string(id) + " outside the vocabulary of " +
+               std::to_string(vocabulary.size) + " words (" + vocabulary.path + ")");
+}
+
+std::vector<std::string> ReadVocabulary(const std::string& path) {
+  const std::string contents = ReadWholeFile(path);
+  Lines lines(StripByteOrderMark(contents));
+  std::vector<std::string> words;
+  std::string_view line;
+  std::size_t blank_line = 0;  // the first blank line not yet followed by a word
+  while (lines.Next(&line)) {
+    const std::string_view word = Trim(line);
+    if (word.empty()) {
+      if (blank_line == 0) blank_line = lines.number();
+      continue;
+    }
+    // Skipping a blank line would shift the ids of every later word; trailing blank lines
+    // shift nothing and are ignored.
+    if (blank_line != 0) {
+      Fail({path, blank_line},
+           "blank line in the vocabulary: each line must hold one word (line i is word id i - 1)");
+    }
+    if (words.size() == kMaxUint32) {
+      Fail({path, lines.number()}, "more than " + std::to_string(kMaxUint32) + " words");
+    }
+    words.emplace_back(word);
+  }
+  if (words.empty()) throw InputError(path, "empty vocabulary file: no words");
+  return words;
+}
+
+// ---------------------------------------------------------------------------------------
+// UCI: "D\nW\nNNZ\n" then "doc word count" lines, 1-based ids.
+
+struct UciHeader {
+  std::uint64_t documents;
+  std::uint64_t words;
+  std::uint64_t entries;
+  std::size_t documents_line;
+  std::size_t words_line;
+  std::size_t entries_line;
+};
+
+// Reads the three header lines; `lines` is left after them.
+UciHeader ParseUciHeader(const std::string& path, Lines* lines) {
+  struct Field {
+    const char* name;
+    std::uint64_t max;
+  };
+  // D and W must fit the uint32 document and word ids.
+  constexpr std::array<Field, 3> kFields = {{
+      {"number of documents D", kMaxUint32},
+      {"vocabulary size W", kMaxUint32},
+      {"number of entries NNZ", std::numeric_limits<std::uint64_t>::max()},
+  }};
+  std::array<std::uint64_t, 3> values{};
+  std::array<std::size_t, 3> line_numbers{};
+  std::string_view line;
+  // Blank lines before the header are skipped, but not inside it: a line missing from
+  // the header would otherwise take the first entry for NNZ.
+  while (lines->Next(&line) && IsBlankLine(line)) {
+  }
+  for (std::size_t i = 0; i < kFields.size(); ++i) {
+    if (i > 0 && !lines->Next(&line)) {
+      throw InputError(path, std::string("truncated UCI header: missing the ") + kFields[i].name +
+                                 " (a UCI file starts with the three lines D, W and NNZ)");
+    }
+    const Location at{path, lines->number()};
+    std::array<std::string_view, 2> fields;
+    const std::size_t count = SplitOnBlanks(line, &fields);
+    if (count != 1) {
+      Fail(at, std::string("malformed UCI header: expected the ") + kFields[i].name +
+                   " alone on the line, found " +
+                   (count == 0 ? std::string("a blank line") : std::to_string(count) + " fields"));
+    }
+    values[i] = ParseUnsigned(fields[0], kFields[i].max, kFields[i].name, at);
+    line_numbers[i] = at.line;
+  }
+  if (values[0] == 0) Fail({path, line_numbers[0]}, "no documents (D = 0)");
+  return {values[0], values[1], values[2], line_numbers[0], line_numbers[1], line_numbers[2]};
+}
+
+// Validates each entry line after the header and calls on_entry(doc, word, count, line)
+// with 0-based ids; returns the number of entries.
+template <typename OnEntry>
+std::uint64_t ForEachUciEntry(Lines lines, const UciHeader& header, const Vocabulary& vocabulary,
+                              const std::string& path, OnEntry&& on_entry) {
+  std::uint64_t entries = 0;
+  std::string_view line;
+  std::array<std::string_view, 3> fields;
+  while (lines.Next(&line)) {
+    if (IsBlankLine(line)) continue;
+    const Location at{path, lines.number()};
+    const std::size_t found = SplitOnBlanks(line, &fields);
+    if (found != 3) {
+      Fail(at, "malformed line: expected 3 whitespace-separated fields (doc word count), found " +
+                   std::to_string(found));
+    }
+    if (entries == header.entries) {
+      Fail(at, "more entries than the " + std::to_string(header.entries) +
+                   " given by NNZ on line " + std::to_string(header.entries_line));
+    }
+    const std::uint64_t doc = ParseUnsigned(fields[0], kMaxUint32, "document id", at);
+    const std::uint64_t word = ParseUnsigned(fields[1], kMaxUint32, "word id", at);
+    const std::uint32_t count = ParseCount(fields[2], at);
+    if (doc < 1 || doc > header.documents) {
+      Fail(at, "document id " + std::to_string(doc) + " outside 1.." +
+                   std::to_string(header.documents) + " (D on line " +
+                   std::to_string(header.documents_line) + ")");
+    }
+    if (word < 1 || word > header.words) {
+      // With a vocabulary file W equals its size, so the file is the better pointer.
+      if (word > header.words && !vocabulary.path.empty()) {
+        FailOutsideVocabulary(at, word, vocabulary);
+      }
+      Fail(at, "word id " + std::to_string(word) + " outside 1.." + std::to_string(header.words) +
+                   " (W on line " + std::to_string(header.words_line) + ")");
+    }
+    on_entry(static_cast<std::uint32_t>(doc - 1), static_cast<std::uint32_t>(word - 1), count,
+             at.line);
+    ++entries;
+  }
+  return entries;
+}
+
+// The slow path once the CSR showed a duplicate: reread the entries to name both lines of
+// the first pair that repeats in file order.
+[[noreturn]] void FailUciDuplicate(Lines entry_lines, const UciHeader& header,
+                                   const Vocabulary& vocabulary, const std::string& path) {
+  std::unordered_map<std::uint64_t, std::size_t> first_line;
+  ForEachUciEntry(entry_lines, header, vocabulary, path,
+                  [&](std::uint32_t doc, std::uint32_t word, std::uint32_t, std::size_t line) {
+                    const std::uint64_t key = (std::uint64_t{doc} << 32) | word;
+                    const auto [it, inserted] = first_line.emplace(key, line);
+                    if (!inserted) {
+                      Fail({path, line}, "duplicate entry for document " + std::to_string(doc + 1) +
+                                             " word " + std::to_string(word + 1) +
+                                             " (first at line " + std::to_string(it->second) + ")");
+                    }
+                  });
+  throw Error(ExitCode::kInternal, path + ": duplicate entry found once but not again");
+}
+
+void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpus) {
+  const std::string& path = corpus->path;
+  Lines lines(text);
+  const UciHeader header = ParseUciHeader(path, &lines);
+  if (!vocabulary.path.empty() && vocabulary.size != header.words) {
+    throw InputError(vocabulary.path, "the vocabulary has " + std::to_string(vocabulary.size) +
+                                          " words but " + path +
+                                          " gives W = " + std::to_string(header.words) +
+                                          " on line " + std::to_string(header.words_line));
+  }
+
+  // The entries in file order. NNZ is only a hint: a corrupt header must not reserve more
+  // than the file can hold.
+  std::vector<std::uint32_t> doc_of;
+  std::vector<std::uint32_t> word;
+  std::vector<std::uint32_t> count;
+  const auto line_count = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  const std::size_t capacity = static_cast<std::size_t>(std::min(header.entries, line_count + 1));
+  doc_of.reserve(capacity);
+  word.reserve(capacity);
+  count.reserve(capacity);
+  bool doc_sorted = true;
+  const std::uint64_t entries =
+      ForEachUciEntry(lines, header, vocabulary, path,
+                      [&](std::uint32_t d, std::uint32_t w, std::uint32_t c, std::size_t) {
+                        doc_sorted = doc_sorted && (doc_of.empty() || doc_of.back() <= d);
+                        doc_of.push_back(d);
+                        word.push_back(w);
+                        count.push_back(c);
+                      });
+  if (entries != header.entries) {
+    throw InputError(
+        path, "expected " + std::to_string(header.entries) + " entries as given by NNZ on line " +
+                  std::to_string(header.entries_line) + ", found " + std::to_string(entries));
+  }
+
+  // CSR by a stable counting sort on the document, which keeps each document's words in
+  // file order. Files sorted by document (the usual case) need no permutation.
+  std::vector<std::uint64_t>& start = corpus->doc_start;
+  start.assign(header.documents + 1, 0);
+  for (const std::uint32_t d : doc_of) ++start[d + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  if (doc_sorted) {
+    corpus->word = std::move(word);
+    corpus->count = std::move(count);
+  } else {
+    std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
+    corpus->word.resize(word.size());
+    corpus->count.resize(count.size());
+    for (std::size_t i = 0; i < doc_of.size(); ++i) {
+      const std::uint64_t slot = next[doc_of[i]]++;
+      corpus->word[slot] = word[i];
+      corpus->count[slot] = count[i];
+    }
+  }
+  doc_of = {};
+
+  std::vector<std::uint32_t> scratch;
+  const std::uint32_t* words = corpus->word.data();
+  for (std::uint64_t d = 0; d < header.documents; ++d) {
+    if (HasDuplicate(words + start[d], words + start[d + 1], &scratch)) {
+      FailUciDuplicate(lines, header, vocabulary, path);
+    }
+  }
+  corpus->vocabulary = static_cast<std::uint32_t>(header.words);
+}
+
+// ---------------------------------------------------------------------------------------
+// LDA-C: "N id:count id:count ..." per document, 0-based ids.
+
+[[noreturn]] void FailLdaCDuplicate(const std::uint32_t* words, std::size_t size,
+                                    const Location& at) {
+  std::unordered_map<std::uint32_t, std::size_t> first_pair;
+  for (std::size_t i = 0; i < size; ++i) {
+    const auto [it, inserted] = first_pair.emplace(words[i], i + 1);
+    if (!inserted) {
+      Fail(at, "duplicate word id " + std::to_string(words[i]) + " on the line (pairs " +
+                   std::to_string(it->second) + " and " + std::to_string(i + 1) + ")");
+    }
+  }
+  throw Error(ExitCode::kInternal, at.path + ": duplicate word id found once but not again");
+}
+
+void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corpus) {
+  const std::size_t pairs_hint =
+      static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
+  corpus->word.reserve(pairs_hint);
+  corpus->count.reserve(pairs_hint);
+  corpus->doc_start.assign(1, 0);
+
+  const bool has_vocabulary = !vocabulary.path.empty();
+  std::uint64_t max_id_plus_one = 0;
+  std::vector<std::uint32_t> scratch;
+  Lines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
+    if (IsBlankLine(line)) continue;
+    const Location at{corpus->path, lines.number()};
+    if (corpus->doc_start.size() - 1 == kMaxUint32) {
+      Fail(at, "more than " + std::to_string(kMaxUint32) + " documents");
+    }
+    std::string_view rest = line;
+    std::string_view field;
+    NextField(&rest, &field);  // the line is not blank
+    if (field.find(':') != std::string_view::npos) {
+      Fail(at,
+           "malformed line: expected the number of distinct terms N first (N id:count ...), "
+           "found " +
+               Quoted(field));
+    }
+    const std::uint64_t expected = ParseUnsigned(field, kMaxUint32, "term count N", at);
+
+    const std::size_t begin = corpus->word.size();
+    std::uint64_t pairs = 0;
+    while (NextField(&rest, &field)) {
+      ++pairs;
+      const std::size_t colon = field.find(':');
+      if (colon == std::string_view::npos) {
+        Fail(at, "malformed pair " + Quoted(field) + " (pair " + std::to_string(pairs) +
+                     "): expected id:count");
+      }
+      const std::uint64_t id = ParseUnsigned(field.substr(0, colon), kMaxLdaCWordId, "word id", at);
+      const std::uint32_t count = ParseCount(field.substr(colon + 1), at);
+      if (has_vocabulary && id >= vocabulary.size) FailOutsideVocabulary(at, id, vocabulary);
+      max_id_plus_one = std::max(max_id_plus_one, id + 1);
+      corpus->word.push_back(static_cast<std::uint32_t>(id));
+      corpus->count.push_back(count);
+    }
+    if (pairs != expected) {
+      Fail(at, "N = " + std::to_string(expected) + " distinct terms but the line has " +
+                   std::to_string(pairs) + " id:count pairs");
+    }
+    const std::uint32_t* words = corpus->word.data() + begin;
+    const std::size_t size = corpus->word.size() - begin;
+    if (HasDuplicate(words, words + size, &scratch)) FailLdaCDuplicate(words, size, at);
+    corpus->doc_start.push_back(corpus->word.size());
+  }
+  corpus->vocabulary =
+      static_cast<std::uint32_t>(has_vocabulary ? vocabulary.size : max_id_plus_one);
+}
+
+// ---------------------------------------------------------------------------------------
+
+CorpusFormat DetectFormat(std::string_view text) {
+  Lines lines(text);
+  std::string_view line;
+  while (lines.Next(&line) && IsBlankLine(line)) {
+  }
+  return line.find(':') != std::string_view::npos ? CorpusFormat::kLdaC : CorpusFormat::kUci;
+}
+
+}  // namespace
+
+CorpusFormat ParseCorpusFormat(const std::string& name) {
+  for (const FormatSpelling& spelling : kFormatSpellings) {
+    if (name == spelling.name) return spelling.format;
+  }
+  throw UsageError("--corpus-format",
+                   "unknown corpus format " + Quoted(name) + " (expected auto, uci or ldac)");
+}
+
+const char* CorpusFormatName(CorpusFormat format) {
+  for (const FormatSpelling& spelling : kFormatSpellings) {
+    if (format == spelling.format) return spelling.name;
+  }
+  return "unknown";
+}
+
+std::uint64_t Corpus::tokens() const {
+  return std::accumulate(count.begin(), count.end(), std::uint64_t{0});
+}
+
+Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, CorpusFormat format) {
+  const std::string contents = ReadWholeFile(path);
+  const std::string_view text = StripByteOrderMark(contents);
+  if (IsBlankText(text)) throw InputError(path, "empty file: no documents");
+
+  Corpus corpus;
+  corpus.path = path;
+  corpus.format = format == CorpusFormat::kAuto ? DetectFormat(text) : format;
+  if (!vocab_path.empty()) corpus.vocab = ReadVocabulary(vocab_path);
+  const Vocabulary vocabulary{vocab_path, corpus.vocab.size()};
+  if (corpus.format == CorpusFormat::kLdaC) {
+    ParseLdaC(text, vocabulary, &corpus);
+  } else {
+    ParseUci(text, vocabulary, &corpus);
+  }
+
+  corpus.documents = static_cast<std::uint32_t>(corpus.doc_start.size() - 1);
+  for (std::size_t d = 0; d < corpus.documents; ++d) {
+    if (corpus.doc_start[d] == corpus.doc_start[d + 1]) ++corpus.empty_documents;
+  }
+  return corpus;
+}
+
+}  // namespace carousel::io
