@@ -23,8 +23,7 @@ using namespace carousel;
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 MfProblem MakeProblem(const GeneratedRatings& g, std::uint32_t users, std::uint32_t items) {

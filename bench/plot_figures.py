@@ -90,6 +90,8 @@ def recipe_fig2(density_path, paths_path, out):
     for name in sorted({r["sampler"] for r in paths}):
         sel = [r for r in paths if r["sampler"] == name]
         ax.plot([float(r["x1"]) for r in sel], [float(r["x2"]) for r in sel], ".-", ms=2, lw=0.5, label=name)
+    ax.set_xlim(-4, 4)
+    ax.set_ylim(-2.5, 2.5)
     ax.set_title("first samples, 2-D target")
     ax.legend(fontsize=8)
     fig.tight_layout()
