@@ -15,6 +15,7 @@ mkdir -p "$out"
 
 echo
 echo "Test RMSE trace (iteration, RMSE of the current sample, RMSE of the posterior mean):"
-grep -v '^#' "$out/run/trace.csv" | awk -F, 'NR == 1 || (NR - 2) % 10 == 0 {
-  printf "%8s  %12s  %12s\n", $1, $3, $4 }'
+grep -v '^#' "$out/run/trace.csv" | awk -F, '
+  NR == 1 { printf "%8s  %12s  %12s\n", $1, $3, $4; next }
+  (NR - 2) % 10 == 9 { printf "%8s  %12.4f  %12.4f\n", $1, $3, $4 }'
 grep '^noise floor' "$out/gen.log"
