@@ -1,4 +1,5 @@
 #include "carousel/io/ratings_reader.hpp"
+#include "carousel/io/text_input.hpp"
 
 #include <algorithm>
 #include <array>
@@ -33,100 +34,6 @@ constexpr std::array<FormatSpelling, 5> kFormatSpellings = {{
     {RatingsFormat::kCsv, "csv"},
     {RatingsFormat::kMatrixMarket, "mtx"},
 }};
-
-// Where a problem is. The "file:line" string is only built when something is wrong:
-// formatting it for each of 100M good lines would cost more than parsing them.
-struct Location {
-  const std::string& path;
-  std::size_t line;
-};
-
-[[noreturn]] void Fail(const Location& at, const std::string& problem) {
-  throw InputError(at.path + ":" + std::to_string(at.line), problem);
-}
-
-std::string Quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading the file and walking its lines.
-
-std::string ReadWholeFile(const std::string& path) {
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-
-  // Read in chunks rather than trusting the size: the file may be a pipe or still growing.
-  // The size is a capacity hint, with one spare chunk so that the last (short) read does
-  // not reallocate and copy a multi-gigabyte buffer.
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  std::string text;
-  std::error_code size_error;
-  const auto size = std::filesystem::file_size(path, size_error);
-  if (!size_error) text.reserve(size + kChunk);
-
-  for (;;) {
-    const std::size_t used = text.size();
-    text.resize(used + kChunk);
-    const std::size_t got = std::fread(text.data() + used, 1, kChunk, file.get());
-    text.resize(used + got);
-    if (got == kChunk) continue;
-    // A directory opens fine on Linux and fails here with EISDIR.
-    if (std::ferror(file.get())) {
-      throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-    }
-    return text;
-  }
-}
-
-// Spreadsheet programs put a UTF-8 byte order mark in front of CSV exports.
-std::string_view StripByteOrderMark(std::string_view text) {
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-  return text;
-}
-
-// Yields the lines of a text without their "\n" or "\r\n", counting from 1.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : rest_(text) {}
-
-  bool Next(std::string_view* line) {
-    if (rest_.empty()) return false;
-    const std::size_t end = rest_.find('\n');
-    *line = rest_.substr(0, end);
-    rest_.remove_prefix(end == std::string_view::npos ? rest_.size() : end + 1);
-    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
-    ++number_;
-    return true;
-  }
-
-  std::size_t number() const { return number_; }
-
- private:
-  std::string_view rest_;
-  std::size_t number_ = 0;
-};
-
-bool IsBlankChar(char c) {
-  return c == ' ' || c == '\t';
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && IsBlankChar(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsBlankChar(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-bool IsBlankLine(std::string_view line) {
-  return Trim(line).empty();
-}
-
-bool IsBlankText(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
 
 // ---------------------------------------------------------------------------------------
 // Splitting a line into fields.
