@@ -46,7 +46,11 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
     row.rmse_mean = result.rmse_mean[s];
     row.rmse_train = std::nan("");
     row.samples = s + 1 > config.burn_in ? s + 1 - config.burn_in : 0;
-    row.hyper = s + 1 == result.rmse_sample.size() ? result.last_hyper : BpmfHyper{};
+    // The Gibbs reference reports the precisions of its last sweep only; earlier rows say
+    // "not recorded" rather than showing the prior's starting values.
+    const double nan = std::nan("");
+    row.hyper =
+        s + 1 == result.rmse_sample.size() ? result.last_hyper : BpmfHyper{nan, nan, nan, nan, nan};
     trace.push_back(row);
   }
   io::WriteTrace(out + "/trace.csv", comments, trace);

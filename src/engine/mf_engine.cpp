@@ -26,7 +26,7 @@ struct RowBlock {
   BlockState state;
   Matrix lik;                             // this iteration's likelihood gradient
   std::vector<TileRatings> tiles;         // indexed by column block
-  Eigen::VectorXf degree;  // ratings of each row, for data-aware metrics
+  Eigen::VectorXf degree;                 // ratings of each row, for data-aware metrics
   Eigen::MatrixXd sum, sum_sq;            // posterior moments over collected samples
   std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
   std::vector<std::uint32_t> test_index;  // position in MfProblem::test
@@ -101,7 +101,6 @@ class MfEngine::Impl {
   }
   const std::vector<TraceRow>& trace() const { return trace_; }
   double seconds_running() const { return seconds_before_ + Seconds(start_); }
-  Communicator& comm() { return comm_; }
 
  private:
   int B() const { return grid_.blocks(); }
@@ -809,9 +808,6 @@ std::string MfEngine::CheckpointPayload(const std::string& extra) {
 }
 std::string MfEngine::CheckpointExtra(const std::string& payload) {
   return LoadSavedState(payload).extra;
-}
-double MfEngine::seconds_communicating() const {
-  return impl_->comm().seconds_communicating();
 }
 double MfEngine::seconds_running() const {
   return impl_->seconds_running();

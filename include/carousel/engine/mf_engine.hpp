@@ -66,7 +66,7 @@ class MfEngine {
   bool Run(const MfCallbacks& callbacks);
 
   std::uint64_t iteration() const;
-  std::uint64_t ratings_held() const;  // training ratings in this rank's tiles
+  std::uint64_t ratings_held() const;          // training ratings in this rank's tiles
   const std::vector<TraceRow>& trace() const;  // rank 0
   MfPosterior Posterior();                     // collective; filled on rank 0
   // Checkpoint payload, collective; non-empty on rank 0 only. `extra` is stored verbatim
@@ -74,8 +74,7 @@ class MfEngine {
   std::string CheckpointPayload(const std::string& extra);
   static std::string CheckpointExtra(const std::string& payload);
 
-  // Wall seconds spent in communication on this rank, and in the whole run.
-  double seconds_communicating() const;
+  // Wall seconds of sampling, including the runs this one resumed from.
   double seconds_running() const;
 
  private:

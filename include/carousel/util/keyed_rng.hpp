@@ -30,8 +30,6 @@ enum class Purpose : std::uint64_t {
   kGibbs,
   kTest,  // reserved for tests and benchmarks
   kNoiseAux,
-  kNoiseRowBias,
-  kNoiseColBias,
 };
 
 class KeyedStream {
