@@ -4,6 +4,7 @@
   plot_figures.py fig5 RUNS_DIR OUT_DIR SAMPLER...   HAMCMC paper Fig. 5 from carousel traces
   plot_figures.py hamcmc-fig2 CSV OUT_DIR           HAMCMC paper Fig. 2 (error vs iterations/seconds)
   plot_figures.py recipe-fig2 DENSITY_CSV PATHS_CSV OUT_DIR   recipe paper Fig. 2
+  plot_figures.py scir-fig2 CSV OUT_DIR             SCIR paper Fig. 2 (KS vs minibatch proportion)
 """
 import csv
 import os
@@ -98,6 +99,42 @@ def recipe_fig2(density_path, paths_path, out):
     fig.savefig(os.path.join(out, "recipe_fig2.png"), dpi=120)
 
 
+def scir_fig2(path, out):
+    """SCIR paper Fig. 2: KS distance against minibatch proportion (log x), one panel per
+    (metric, case); every seed as a dot, the mean over seeds as a line with +-1 sd bars."""
+    rows = list(csv.DictReader(open(path)))
+    metrics = [m for m in ("component5", "mean_all") if any(r["metric"] == m for r in rows)]
+    cases = [c for c in ("sparse", "dense") if any(r["case"] == c for r in rows)]
+    titles = {"component5": "KS of omega_5", "mean_all": "mean KS over the 10 components"}
+    fig, axes = plt.subplots(len(metrics), len(cases), figsize=(5.5 * len(cases), 4 * len(metrics)),
+                             squeeze=False)
+    for row, metric in zip(axes, metrics):
+        for ax, case in zip(row, cases):
+            sel = [r for r in rows if r["case"] == case and r["metric"] == metric]
+            props = sorted({float(r["proportion"]) for r in sel if r["proportion"]})
+            for name, color in (("SCIR", "tab:blue"), ("SGRLD", "tab:red")):
+                ks = [[float(r["ks"]) for r in sel if r["sampler"] == name and float(r["proportion"]) == p]
+                      for p in props]
+                for p, v in zip(props, ks):
+                    ax.plot([p] * len(v), v, ".", color=color, alpha=0.35, ms=4)
+                mean = [sum(v) / len(v) for v in ks]
+                sd = [(sum((x - m) ** 2 for x in v) / max(1, len(v) - 1)) ** 0.5 for v, m in zip(ks, mean)]
+                ax.errorbar(props, mean, yerr=sd, color=color, marker="o", ms=4, capsize=3, label=name)
+            exact = [float(r["ks"]) for r in sel if r["sampler"] == "Exact"]
+            if exact:
+                ax.axhline(sum(exact) / len(exact), color="gray", ls=":", label="exact sampler (mean)")
+            ax.axhline(float(sel[0]["ks_crit99"]), color="k", ls="--", lw=0.8,
+                       label="KS 0.99 critical value (one component)")
+            ax.set_xscale("log")
+            ax.set_xlabel("minibatch proportion n / N (log scale)")
+            ax.set_ylabel("KS distance")
+            ax.set_title(f"{case} Dirichlet posterior: {titles[metric]}", fontsize=10)
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "scir_fig2.png"), dpi=120)
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "fig5":
@@ -106,5 +143,7 @@ if __name__ == "__main__":
         hamcmc_fig2(sys.argv[2], sys.argv[3])
     elif cmd == "recipe-fig2":
         recipe_fig2(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "scir-fig2":
+        scir_fig2(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)
