@@ -16,13 +16,17 @@ const char* kUsage =
     "usage: carousel <command> [options]\n"
     "commands:\n"
     "  mf       Bayesian matrix factorization by distributed SG-MCMC (carousel mf --help)\n"
+    "  lda      latent Dirichlet allocation by distributed SG-MCMC (carousel lda --help)\n"
     "  gen mf   synthetic ratings with known factors (carousel gen mf --help)\n"
     "  version  print the version\n";
 
-int RunMf(const std::vector<std::string>& args, int* argc, char*** argv) {
+using Command = int (*)(carousel::Communicator&, const std::vector<std::string>&);
+
+// Runs a distributed subcommand under MPI.
+int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
   std::unique_ptr<carousel::Communicator> comm = carousel::MakeMpiCommunicator(argc, argv);
   try {
-    return carousel::cli::RunMfCommand(*comm, args);
+    return command(*comm, args);
   } catch (const carousel::cli::HelpRequested& help) {
     if (comm->rank() == 0) std::printf("%s", help.text.c_str());
     return 0;
@@ -47,7 +51,12 @@ int main(int argc, char** argv) {
     std::printf("carousel %s\n", carousel::kVersion);
     return 0;
   }
-  if (args[0] == "mf") return RunMf({args.begin() + 1, args.end()}, &argc, &argv);
+  if (args[0] == "mf")
+    return RunDistributed(carousel::cli::RunMfCommand, {args.begin() + 1, args.end()}, &argc,
+                          &argv);
+  if (args[0] == "lda")
+    return RunDistributed(carousel::cli::RunLdaCommand, {args.begin() + 1, args.end()}, &argc,
+                          &argv);
   if (args[0] == "gen") {
     try {
       return carousel::cli::RunGenCommand({args.begin() + 1, args.end()});

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
@@ -36,29 +37,6 @@ struct MfCommandOptions {
   MfConfig config;
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
 };
-
-// Bounds checks whose messages read well ("must be > 0") for any numeric option.
-CLI::Validator Positive() {
-  return CLI::Validator(
-      [](std::string& v) {
-        double x = 0;
-        return CLI::detail::lexical_cast(v, x) && x > 0 && std::isfinite(x)
-                   ? std::string()
-                   : "'" + v + "' must be a positive finite number";
-      },
-      "> 0");
-}
-
-CLI::Validator NonNegative() {
-  return CLI::Validator(
-      [](std::string& v) {
-        double x = 0;
-        return CLI::detail::lexical_cast(v, x) && x >= 0 && std::isfinite(x)
-                   ? std::string()
-                   : "'" + v + "' must be a non-negative number";
-      },
-      ">= 0");
-}
 
 void AddOptions(CLI::App& app, MfCommandOptions& o) {
   auto& c = o.config;
@@ -119,14 +97,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC"};
   app.set_help_flag("-h,--help");
   AddOptions(app, o);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    throw HelpRequested{app.help()};
-  } catch (const CLI::ParseError& e) {
-    throw Error(ExitCode::kUsage, std::string("carousel mf: ") + e.what());
-  }
+  ParseOrThrow(app, args, "carousel mf");
   o.argv = args;
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
@@ -169,92 +140,6 @@ double DefaultStep(const std::string& sampler, const MfProblem& problem) {
   if (sampler == "sgrld") return 0.15;
   if (sampler == "sgrhmc") return 0.02;
   return 0.5 / degree;  // sgld, hamcmc (whose H starts as the identity)
-}
-
-std::string JoinArgs(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
-std::string PackArgs(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) s += a + '\0';
-  return s;
-}
-
-std::vector<std::string> UnpackArgs(const std::string& packed) {
-  std::vector<std::string> args;
-  std::string current;
-  for (char c : packed) {
-    if (c == '\0') {
-      args.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return args;
-}
-
-// The arguments of the run being resumed, with --out pointing at DIR and any
-// --iterations given now replacing the stored one.
-std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
-                                     const MfCommandOptions& now,
-                                     const std::vector<std::string>& given) {
-  std::vector<std::string> args;
-  for (std::size_t i = 0; i < stored.size(); ++i) {
-    if (stored[i] == "--out" || stored[i] == "--iterations") {
-      ++i;
-      continue;
-    }
-    args.push_back(stored[i]);
-  }
-  args.insert(args.end(), {"--out", now.resume});
-  bool iterations_given = false;
-  for (std::size_t i = 0; i + 1 < given.size(); ++i)
-    if (given[i] == "--iterations") {
-      args.insert(args.end(), {"--iterations", given[i + 1]});
-      iterations_given = true;
-    }
-  if (!iterations_given)
-    for (std::size_t i = 0; i + 1 < stored.size(); ++i)
-      if (stored[i] == "--iterations") args.insert(args.end(), {"--iterations", stored[i + 1]});
-  return args;
-}
-
-struct RankStats {
-  double comm_share = 0.0;  // of the wall time of the sampling loop
-  double peak_rss_kib = 0.0;
-  std::uint64_t ratings_held = 0;
-};
-
-double PeakRssKib() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0.0;
-  char line[256];
-  double kib = 0.0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
-  std::fclose(f);
-  return kib;
-}
-
-std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
-                                       std::uint64_t ratings_held) {
-  RankStats mine{comm_share, PeakRssKib(), ratings_held};
-  std::vector<RankStats> all;
-  for (const std::string& part :
-       comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
-    RankStats s;
-    std::memcpy(&s, part.data(), sizeof s);
-    all.push_back(s);
-  }
-  return all;
-}
-
-std::string CheckpointDir(const std::string& out) {
-  return out + "/checkpoints";
 }
 
 std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions& o,
@@ -300,7 +185,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
         throw CheckpointError(CheckpointDir(options.resume), "no checkpoint to resume from");
       resume_payload = io::ReadCheckpoint(*latest);
       const auto stored = UnpackArgs(MfEngine::CheckpointExtra(resume_payload));
-      options = Parse(ResumedArgs(stored, options, args));
+      options = Parse(ResumedArgs(stored, options.resume, args));
     });
   }
 
@@ -334,7 +219,11 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   callbacks.checkpoint_extra = PackArgs(options.argv);
   callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
   callbacks.on_eval = [&](const TraceRow& row) {
-    progress.OnEval(row);
+    char status[96];
+    int n = std::snprintf(status, sizeof status, "rmse %.4f", row.rmse_sample);
+    if (!std::isnan(row.rmse_mean) && n > 0)
+      std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
+    progress.OnEval(status);
     if (row.seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
       io::WriteTrace(trace_path, comments, engine->trace());  // at every evaluation
       last_trace_write = row.seconds;
@@ -378,12 +267,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
         last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
         static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
         options.out.c_str());
-    for (std::size_t r = 0; r < stats.size(); ++r)
-      std::printf(
-          "  rank %zu: %.1f%% of the sampling time in communication, peak memory %.1f MiB, "
-          "%llu training ratings held\n",
-          r, 100.0 * stats[r].comm_share, stats[r].peak_rss_kib / 1024.0,
-          static_cast<unsigned long long>(stats[r].ratings_held));
+    PrintRankStats(stats, "training ratings");
   }
   return 0;
 }

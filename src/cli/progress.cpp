@@ -10,9 +10,8 @@ namespace carousel::cli {
 Progress::Progress(std::uint64_t first_iteration, std::uint64_t total, bool enabled)
     : first_(first_iteration), total_(total), enabled_(enabled), live_(isatty(2) == 1) {}
 
-void Progress::OnEval(const TraceRow& row) {
-  last_eval_ = row;
-  have_eval_ = true;
+void Progress::OnEval(const std::string& status) {
+  last_eval_ = status;
 }
 
 void Progress::OnIteration(std::uint64_t iteration, double seconds) {
@@ -37,11 +36,8 @@ void Progress::Print(std::uint64_t iteration, double seconds, bool force) {
   int n = std::snprintf(line, sizeof line, "iter %llu/%llu  %.1f it/s  ETA %.0fs",
                         static_cast<unsigned long long>(iteration),
                         static_cast<unsigned long long>(total_), rate, eta);
-  if (have_eval_ && n > 0 && n < static_cast<int>(sizeof line)) {
-    n += std::snprintf(line + n, sizeof line - n, "  rmse %.4f", last_eval_.rmse_sample);
-    if (!std::isnan(last_eval_.rmse_mean) && n < static_cast<int>(sizeof line))
-      std::snprintf(line + n, sizeof line - n, "  (posterior mean %.4f)", last_eval_.rmse_mean);
-  }
+  if (!last_eval_.empty() && n > 0 && n < static_cast<int>(sizeof line))
+    std::snprintf(line + n, sizeof line - n, "  %s", last_eval_.c_str());
   if (live_) {
     std::fprintf(stderr, "\r\033[K%s", line);
     dirty_line_ = true;

@@ -14,6 +14,7 @@
 
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_codec.hpp"
+#include "carousel/engine/block_rotation.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 
@@ -461,17 +462,20 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
 
 std::unique_ptr<PendingExchange> MfEngine::Impl::StartColumnExchange(
     int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving) {
+  const RotationPlan rotation = PlanRotation(grid_, layout_, comm_.rank(), stratum, next);
   std::vector<Message> sends;
-  for (const auto& [j, block] : leaving)
-    sends.push_back(Message{layout_.RankOfColBlock(grid_, j, next), j, EncodeBlock(*block)});
+  for (const BlockMove& move : rotation.sends) {
+    const auto it = std::find_if(leaving.begin(), leaving.end(),
+                                 [&](const auto& l) { return l.first == move.block; });
+    if (it == leaving.end()) throw Error(ExitCode::kInternal, "column block not ready to leave");
+    sends.push_back(Message{move.peer, move.block, EncodeBlock(*it->second)});
+  }
   for (const auto& [j, block] : leaving) cols_.erase(j);
   std::vector<Message> expected;
-  for (int j = 0; j < B(); ++j) {
-    const int from = layout_.RankOfColBlock(grid_, j, stratum);
-    if (layout_.RankOfColBlock(grid_, j, next) != comm_.rank() || from == comm_.rank()) continue;
-    const auto rows = static_cast<Eigen::Index>(grid_.cols().Members(j).size());
+  for (const BlockMove& move : rotation.receives) {
+    const auto rows = static_cast<Eigen::Index>(grid_.cols().Members(move.block).size());
     expected.push_back(Message{
-        from, j,
+        move.peer, move.block,
         std::string(EncodedBlockSize(rows, config_.shape.width(), sampler_->aux_count()), '\0')});
   }
   return comm_.StartExchange(std::move(sends), std::move(expected));

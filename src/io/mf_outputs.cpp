@@ -5,19 +5,10 @@
 
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/npy.hpp"
+#include "carousel/io/text_output.hpp"
 
 namespace carousel::io {
 namespace {
-
-void AppendNumber(std::string& out, double value) {
-  char buffer[32];
-  if (std::isnan(value)) {
-    out += "nan";
-    return;
-  }
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  out += buffer;
-}
 
 template <typename M>
 void WriteColumns(const std::string& path, const M& m, int first, int count) {
@@ -34,12 +25,6 @@ void WriteColumns(const std::string& path, const M& m, int first, int count) {
 
 }  // namespace
 
-std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::string out;
-  for (const auto& [key, value] : entries) out += "# " + key + ": " + value + "\n";
-  return out;
-}
-
 void WriteTrace(const std::string& path, const std::string& comments,
                 const std::vector<TraceRow>& rows) {
   std::string out = comments;
@@ -52,7 +37,7 @@ void WriteTrace(const std::string& path, const std::string& comments,
          {r.seconds, r.rmse_sample, r.rmse_mean, r.rmse_train, static_cast<double>(r.samples),
           r.hyper.tau, r.hyper.lambda_w, r.hyper.lambda_h, r.hyper.lambda_b, r.hyper.lambda_c}) {
       out += ',';
-      AppendNumber(out, v);
+      AppendCsvNumber(out, v);
     }
     out += '\n';
   }
@@ -66,11 +51,11 @@ void WritePredictions(const std::string& path, const std::string& comments, cons
   const auto& test = data.problem.test;
   for (std::size_t k = 0; k < test.size(); ++k) {
     out += std::to_string(data.test_user[k]) + ',' + std::to_string(data.test_item[k]) + ',';
-    AppendNumber(out, test[k].value);
+    AppendCsvNumber(out, test[k].value);
     out += ',';
-    AppendNumber(out, posterior.pred_mean[k]);
+    AppendCsvNumber(out, posterior.pred_mean[k]);
     out += ',';
-    AppendNumber(out, posterior.pred_sd[k]);
+    AppendCsvNumber(out, posterior.pred_sd[k]);
     out += '\n';
   }
   WriteFileAtomically(path, out);

@@ -40,7 +40,7 @@ inline float Dot(const float* __restrict a, const float* __restrict b, int k_run
   int f = 0;
   for (; f + 8 <= k; f += 8)
     for (int l = 0; l < 8; ++l) lane[l] += a[f + l] * b[f + l];
-  for (int l = 0; f < k; ++f, ++l) lane[l] += a[f] * b[f];
+  for (int l = 0; f < k && l < 8; ++f, ++l) lane[l] += a[f] * b[f];  // l < 8: k - f < 8 here
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 

@@ -88,8 +88,11 @@ double PoissonVariate(double mean, KeyedStream& rng) {
     // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
     // expected number of terms is mean + 1. The loop also stops once the remaining
     // terms cannot change a double (after u has been exhausted to rounding).
-    double p = std::exp(-mean);
     double u = rng.uniform();
+    // N = 0 exactly when u <= e^{-mean}; 1 - mean <= e^{-mean} decides most draws for a
+    // small mean without calling exp (the result is the same as without the shortcut).
+    if (u <= 1.0 - mean) return 0.0;
+    double p = std::exp(-mean);
     double k = 0.0;
     while (u > p) {
       u -= p;
@@ -128,12 +131,16 @@ double ScirLogStep(double log_theta, double shape_hat, double h, KeyedStream& rn
   return log_c + rng.log_gamma_variate(shape_hat + n);
 }
 
-double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {
-  CheckScirArguments("ScirStep", theta, false, shape_hat, h);
-  const double c = -std::expm1(-h);
-  const double half_lambda = theta * std::exp(-h) / c;
+ScirTransition::ScirTransition(double h)
+    : h_(h), c_(-std::expm1(-h)), decay_over_c_(std::exp(-h) / c_) {
+  CheckScirArguments("ScirTransition", 0.0, false, 1.0, h);
+}
+
+double ScirTransition::Step(double theta, double shape_hat, KeyedStream& rng) const {
+  CheckScirArguments("ScirStep", theta, false, shape_hat, h_);
+  const double half_lambda = theta * decay_over_c_;
   const double n = PoissonVariate(half_lambda, rng);
-  const double value = c * std::exp(rng.log_gamma_variate(shape_hat + n));
+  const double value = c_ * rng.gamma_linear(shape_hat + n);
   if (!(value < HUGE_VAL)) {
     throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
                                          ", shape_hat = " + Num(shape_hat) + ")");
@@ -141,11 +148,16 @@ double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {
   return value >= kScirFloor ? value : kScirFloor;
 }
 
+double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {
+  return ScirTransition(h).Step(theta, shape_hat, rng);
+}
+
 void ScirSimplexStep(double* theta, const double* shape_hat, std::size_t k, double h,
                      KeyedStream& rng, double* omega) {
+  const ScirTransition transition(h);
   double sum = 0.0;
   for (std::size_t j = 0; j < k; ++j) {
-    theta[j] = ScirStep(theta[j], shape_hat[j], h, rng);
+    theta[j] = transition.Step(theta[j], shape_hat[j], rng);
     sum += theta[j];
   }
   if (omega == nullptr) return;

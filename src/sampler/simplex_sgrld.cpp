@@ -50,17 +50,38 @@ void CheckRow(const char* where, const double* theta, const double* alpha, const
 
 }  // namespace
 
+double SgrldComponentStep(double theta, double alpha, double count_hat, double theta_sum,
+                          double count_sum, double eps, KeyedStream& rng) {
+  const double omega = theta / theta_sum;
+  const double drift = alpha - theta + count_hat - omega * count_sum;
+  return std::abs(theta + 0.5 * eps * drift + std::sqrt(eps * theta) * rng.normal());
+}
+
+void SgrhmcComponentStep(double& theta, double& momentum, double alpha, double count_hat,
+                         double pull, double eps, KeyedStream& rng) {
+  const double t = theta > 0.0 ? theta : std::numeric_limits<double>::min();
+  const double r = momentum;
+  if (!std::isfinite(r))
+    throw Error(ExitCode::kDiverged, "SGRHMC: non-finite momentum (" + Num(r) + ")");
+  const double s = std::sqrt(t);
+  const double force = (alpha - 0.5 + count_hat) / s - s * pull;
+  double new_theta = t + eps * s * r;
+  double new_r = r + eps * force - eps * t * r + std::sqrt(2.0 * eps) * s * rng.normal();
+  if (new_theta < 0.0) {  // reflect at the boundary theta = 0
+    new_theta = -new_theta;
+    new_r = -new_r;
+  }
+  if (new_theta == 0.0) new_theta = std::numeric_limits<double>::min();
+  theta = new_theta;
+  momentum = new_r;
+}
+
 void SimplexSgrldStep(double* theta, const double* alpha, const double* count_hat, std::size_t k,
                       double eps, KeyedStream& rng) {
   double theta_sum, count_sum;
   CheckRow("SimplexSgrldStep", theta, alpha, count_hat, k, eps, &theta_sum, &count_sum);
-  const double half_eps = 0.5 * eps;
-  for (std::size_t j = 0; j < k; ++j) {
-    const double t = theta[j];
-    const double omega = t / theta_sum;
-    const double drift = alpha[j] - t + count_hat[j] - omega * count_sum;
-    theta[j] = std::abs(t + half_eps * drift + std::sqrt(eps * t) * rng.normal());
-  }
+  for (std::size_t j = 0; j < k; ++j)
+    theta[j] = SgrldComponentStep(theta[j], alpha[j], count_hat[j], theta_sum, count_sum, eps, rng);
 }
 
 void SimplexSgrhmcStep(double* theta, double* momentum, const double* alpha,
@@ -68,26 +89,8 @@ void SimplexSgrhmcStep(double* theta, double* momentum, const double* alpha,
   double theta_sum, count_sum;
   CheckRow("SimplexSgrhmcStep", theta, alpha, count_hat, k, eps, &theta_sum, &count_sum);
   const double pull = 1.0 + count_sum / theta_sum;  // 1 + count_hat_. / theta_.
-  const double noise_scale = std::sqrt(2.0 * eps);
-  for (std::size_t j = 0; j < k; ++j) {
-    const double t = theta[j] > 0.0 ? theta[j] : std::numeric_limits<double>::min();
-    const double r = momentum[j];
-    if (!std::isfinite(r)) {
-      throw Error(ExitCode::kDiverged, "SimplexSgrhmcStep: non-finite momentum at component " +
-                                           std::to_string(j) + " (" + Num(r) + ")");
-    }
-    const double s = std::sqrt(t);
-    const double force = (alpha[j] - 0.5 + count_hat[j]) / s - s * pull;
-    double new_theta = t + eps * s * r;
-    double new_r = r + eps * force - eps * t * r + noise_scale * s * rng.normal();
-    if (new_theta < 0.0) {  // reflect at the boundary theta = 0
-      new_theta = -new_theta;
-      new_r = -new_r;
-    }
-    if (new_theta == 0.0) new_theta = std::numeric_limits<double>::min();
-    theta[j] = new_theta;
-    momentum[j] = new_r;
-  }
+  for (std::size_t j = 0; j < k; ++j)
+    SgrhmcComponentStep(theta[j], momentum[j], alpha[j], count_hat[j], pull, eps, rng);
 }
 
 void SimplexNormalise(const double* theta, std::size_t k, double* omega) {

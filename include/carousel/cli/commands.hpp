@@ -22,6 +22,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args);
 int RunGibbsReference(const std::string& out, const MfConfig& config, const io::LoadedMf& data,
                       const std::string& comments, bool quiet);
 
+// carousel lda [options]: distributed SG-MCMC for latent Dirichlet allocation.
+int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);
+
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 

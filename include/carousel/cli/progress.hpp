@@ -5,15 +5,14 @@
 #include <cstdint>
 #include <string>
 
-#include "carousel/engine/mf_engine.hpp"
-
 namespace carousel::cli {
 
 class Progress {
  public:
   Progress(std::uint64_t first_iteration, std::uint64_t total, bool enabled);
   void OnIteration(std::uint64_t iteration, double seconds);
-  void OnEval(const TraceRow& row);
+  // The latest evaluation, shown on every progress line (e.g. "rmse 0.9123").
+  void OnEval(const std::string& status);
   void Finish();
 
  private:
@@ -23,8 +22,7 @@ class Progress {
   bool enabled_, live_;
   double last_print_ = -1e9;
   double start_seconds_ = -1.0;
-  TraceRow last_eval_;
-  bool have_eval_ = false;
+  std::string last_eval_;
   bool dirty_line_ = false;
 };
 

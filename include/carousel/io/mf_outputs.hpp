@@ -8,11 +8,9 @@
 
 #include "carousel/engine/mf_engine.hpp"
 #include "carousel/io/mf_loader.hpp"
+#include "carousel/io/text_output.hpp"
 
 namespace carousel::io {
-
-// `# key: value` lines describing the run.
-std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>& entries);
 
 void WriteTrace(const std::string& path, const std::string& comments,
                 const std::vector<TraceRow>& rows);

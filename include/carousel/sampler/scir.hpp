@@ -60,6 +60,16 @@ double PoissonVariate(double mean, KeyedStream& rng);
 // Throws Error(kDiverged) for NaN/inf inputs and Error(kInternal) for other invalid ones.
 double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng);
 
+// The same transition with the constants of h computed once, for many entries.
+class ScirTransition {
+ public:
+  explicit ScirTransition(double h);                                    // h > 0 and finite
+  double Step(double theta, double shape_hat, KeyedStream& rng) const;  // as ScirStep
+
+ private:
+  double h_, c_, decay_over_c_;  // h, 1 - e^{-h}, e^{-h} / (1 - e^{-h})
+};
+
 // The same transition on log(theta) (log_theta = -inf is theta = 0). Exact at any scale:
 // no floor. May return -inf only if the Gamma shape is below about 1e-307.
 double ScirLogStep(double log_theta, double shape_hat, double h, KeyedStream& rng);

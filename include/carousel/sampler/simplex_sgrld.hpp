@@ -63,6 +63,14 @@ void SimplexSgrldStep(double* theta, const double* alpha, const double* count_ha
 void SimplexSgrhmcStep(double* theta, double* momentum, const double* alpha,
                        const double* count_hat, std::size_t k, double eps, KeyedStream& rng);
 
+// One component of each step, for a simplex row spread over several blocks (LDA's
+// topic-word rows): the row sums theta_. and count_hat_. are supplied by the caller.
+// SgrldComponentStep returns the new theta_k; `pull` is 1 + count_hat_. / theta_..
+double SgrldComponentStep(double theta, double alpha, double count_hat, double theta_sum,
+                          double count_sum, double eps, KeyedStream& rng);
+void SgrhmcComponentStep(double& theta, double& momentum, double alpha, double count_hat,
+                         double pull, double eps, KeyedStream& rng);
+
 // omega[j] = theta[j] / sum(theta); omega may alias theta.
 void SimplexNormalise(const double* theta, std::size_t k, double* omega);
 

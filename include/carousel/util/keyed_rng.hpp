@@ -30,6 +30,7 @@ enum class Purpose : std::uint64_t {
   kGibbs,
   kTest,  // reserved for tests and benchmarks
   kNoiseAux,
+  kHeldOut,  // Gibbs sweeps over held-out documents during evaluation
 };
 
 class KeyedStream {
@@ -83,6 +84,21 @@ class KeyedStream {
       log_boost = std::log(uniform()) / shape;
       shape += 1.0;
     }
+    return std::log(MarsagliaTsang(shape)) + log_boost;
+  }
+
+  // A Gamma(shape, 1) variate in linear scale: the same draws as log_gamma_variate without
+  // its log and exp, so it may underflow to 0 when shape is tiny (callers that cannot
+  // accept 0 use log_gamma_variate or apply a floor).
+  double gamma_linear(double shape) {
+    if (shape >= 1.0) return MarsagliaTsang(shape);
+    const double log_boost = std::log(uniform()) / shape;
+    return MarsagliaTsang(shape + 1.0) * std::exp(log_boost);
+  }
+
+ private:
+  // Marsaglia and Tsang (2000) for shape >= 1: returns the variate d * v.
+  double MarsagliaTsang(double shape) {
     const double d = shape - 1.0 / 3.0;
     const double c = 1.0 / std::sqrt(9.0 * d);
     for (;;) {
@@ -95,12 +111,11 @@ class KeyedStream {
       const double u = uniform();
       if (u < 1.0 - 0.0331 * x * x * x * x ||
           std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) {
-        return std::log(d * v) + log_boost;
+        return d * v;
       }
     }
   }
 
- private:
   using Philox = r123::Philox4x64;
   void refill() {
     block_ = Philox()(ctr_, key_);

@@ -1,0 +1,34 @@
+// Every option the LDA chain depends on. Two runs with equal LdaConfig, corpus and seed
+// produce bitwise-identical results whatever the number of ranks.
+#pragma once
+
+#include <cstdint>
+
+#include "carousel/engine/tile_grid.hpp"
+#include "carousel/sampler/step_size.hpp"
+#include "carousel/sampler/topic_word_update.hpp"
+
+namespace carousel {
+
+struct LdaConfig {
+  int topics = 50;
+  double alpha = 0.1;  // document-topic Dirichlet parameter
+  double beta = 0.01;  // topic-word Dirichlet parameter
+  SimplexSampler sampler = SimplexSampler::kScir;
+  // h_m = h (1 + m / tau)^-kappa (SCIR paper Sec. 4.1), as a (b + m)^-c with
+  // a = h tau^kappa, b = tau, c = kappa.
+  StepSchedule step;
+  double minibatch = 50;  // documents per iteration (expected number, all row-blocks)
+  int sweeps = 4;         // Gibbs sweeps per minibatch document; the first half is burn-in
+  int tiles = 1;
+  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
+  std::uint64_t iterations = 1000;
+  std::uint64_t burn_in = 100;
+  std::uint64_t eval_every = 50;
+  int eval_sweeps = 10;                // Gibbs passes over held-out documents per evaluation
+  std::uint64_t checkpoint_every = 0;  // 0: only on signals
+  std::uint64_t seed = 1;
+  double test_fraction = 0.1;  // documents held out for document completion
+};
+
+}  // namespace carousel

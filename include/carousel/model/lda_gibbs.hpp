@@ -1,0 +1,60 @@
+// The per-document Gibbs step of stochastic-gradient LDA (Patterson and Teh 2013, Sec. 4;
+// recipe paper Sec. 4.2; SCIR paper Sec. 4.1): with the topic-word distributions phi
+// fixed and the document's topic proportions collapsed, each token's topic is drawn from
+//   p(z = k | rest) proportional to (alpha + n_dk without the token) * phi_kw.
+//
+// Speed. phi does not change during the sweeps, so the sum splits into a document bucket
+// sum_k n_dk phi_kw, over the document's topics with n_dk > 0 only (sparse: a document
+// uses few of the K topics), and a smoothing bucket alpha sum_k phi_kw, which is the same
+// for every token of word w and is precomputed once per column block. A draw costs
+// O(topics in the document), plus O(K) only when it lands in the smoothing bucket, whose
+// mass is small once documents are longer than K * alpha tokens.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+// phi of one column block, word-major (phi[w * K + k] = theta_kw / theta_k.), and the
+// smoothing-bucket mass alpha * sum_k phi_kw of each word.
+struct TopicWordView {
+  int topics = 0;
+  double alpha = 0.0;
+  std::vector<double> phi;
+  std::vector<double> smoothing;
+
+  // Fills the view from expanded-mean parameters theta (word-major, `words` x topics) and
+  // the inverse per-topic totals 1 / theta_k. over the whole vocabulary.
+  void Assign(const double* theta, std::size_t words, int topics, const double* inverse_total,
+              double alpha);
+  const double* Row(std::uint32_t word) const {
+    return phi.data() + static_cast<std::size_t>(word) * static_cast<std::size_t>(topics);
+  }
+};
+
+class DocumentGibbs {
+ public:
+  explicit DocumentGibbs(int topics);
+
+  // One sweep, in order, over the n tokens (word[i] indexes the view's rows, topic[i] is
+  // updated in place) of a document whose topic counts over all its tokens are
+  // doc_topic. One uniform per token from rng. When `accumulate` is not null, each token
+  // then adds 1 to accumulate[word * K + new topic].
+  void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+             std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
+             double* accumulate);
+
+ private:
+  void Add(std::uint32_t* doc_topic, int k);
+  void Remove(std::uint32_t* doc_topic, int k);
+
+  int topics_;
+  std::vector<int> present_;   // topics with n_dk > 0, in the order they appeared
+  std::vector<int> position_;  // index of each topic in present_, or -1
+  std::vector<double> cumulative_;
+};
+
+}  // namespace carousel

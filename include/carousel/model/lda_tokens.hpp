@@ -1,0 +1,79 @@
+// The tokens of latent Dirichlet allocation as the tile grid sees them (DESIGN.md
+// section 1): documents are rows, vocabulary words are columns. One row-block keeps its
+// documents' tokens grouped by column block, so the tokens of tile (i, j) are a
+// contiguous range per document, and keeps one topic assignment per token with the
+// document-topic counts (the row-side state, which never moves).
+//
+// Document completion (Wallach et al. 2009, Sec. 5.1; SCIR paper Sec. 4.1): held-out
+// documents are chosen per document by a keyed draw; each one's tokens, expanded in file
+// order (a word with count c is c consecutive tokens), are split so that every 10th token
+// (positions 9, 19, 29, ... from 0) is a test token and the others are observed tokens,
+// which estimate the document's topic proportions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "carousel/engine/tile_grid.hpp"
+#include "carousel/io/corpus_reader.hpp"
+
+namespace carousel {
+
+// Every `kTestTokenStride`-th token of a held-out document is a test token.
+inline constexpr std::uint64_t kTestTokenStride = 10;
+
+inline bool IsTestToken(std::uint64_t position) {
+  return position % kTestTokenStride == kTestTokenStride - 1;
+}
+
+// Per document: 0 = training, 1 = held out, 2 = empty (skipped). A non-empty document is
+// held out when its keyed uniform draw (seed, kSplit, document) is below `fraction`.
+enum class DocumentRole : std::uint8_t { kTrain = 0, kHeldOut = 1, kEmpty = 2 };
+std::vector<DocumentRole> ChooseDocumentRoles(const io::Corpus& corpus, double fraction,
+                                              std::uint64_t seed);
+
+// Tokens of some documents of one row-block, grouped by column block: the tokens of local
+// document d in column block j are [tile_start[d * B + j], tile_start[d * B + j + 1]),
+// each given by its word's index within the column block, in file order.
+struct TileTokens {
+  int blocks = 0;
+  std::vector<std::uint32_t> doc_id;      // global document id of each local document
+  std::vector<std::uint64_t> tile_start;  // documents * blocks + 1 entries
+  std::vector<std::uint32_t> word;
+
+  std::size_t documents() const { return doc_id.size(); }
+  std::uint64_t Begin(std::size_t d, int j) const {
+    return tile_start[d * static_cast<std::size_t>(blocks) + static_cast<std::size_t>(j)];
+  }
+  std::uint64_t End(std::size_t d, int j) const { return Begin(d, j + 1); }
+  std::uint64_t tokens() const { return word.size(); }
+};
+
+// Tokens with their topic assignments and per-document topic counts.
+struct TopicTokens {
+  TileTokens tokens;
+  int topics = 0;
+  std::vector<std::uint16_t> topic;      // one per token
+  std::vector<std::uint32_t> doc_topic;  // documents x topics: counts over each document
+
+  std::uint32_t* DocTopic(std::size_t d) { return doc_topic.data() + d * topics; }
+  const std::uint32_t* DocTopic(std::size_t d) const { return doc_topic.data() + d * topics; }
+  // Recomputes doc_topic from topic (after restoring topic from a checkpoint).
+  void RecountDocTopic();
+};
+
+// The part of the corpus that one row-block holds.
+struct RowBlockTokens {
+  TopicTokens train;     // training documents
+  TopicTokens observed;  // held-out documents: observed tokens
+  TileTokens test;       // held-out documents: test tokens (same documents, same order)
+};
+
+// Builds row-block `row_block`'s tokens. Initial topics are uniform draws keyed by
+// (seed, kInitRow, document), one per token in file order, so they do not depend on the
+// rank count. Requires 1 <= topics <= 65535.
+RowBlockTokens BuildRowBlockTokens(const io::Corpus& corpus, const std::vector<DocumentRole>& roles,
+                                   const TileGrid& grid, int row_block, int topics,
+                                   std::uint64_t seed);
+
+}  // namespace carousel

@@ -1,0 +1,136 @@
+#include "carousel/cli/command_support.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "carousel/cli/commands.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel::cli {
+
+CLI::Validator Positive() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && x > 0 && std::isfinite(x)
+                   ? std::string()
+                   : "'" + v + "' must be a positive finite number";
+      },
+      "> 0");
+}
+
+CLI::Validator NonNegative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && x >= 0 && std::isfinite(x)
+                   ? std::string()
+                   : "'" + v + "' must be a non-negative number";
+      },
+      ">= 0");
+}
+
+void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std::string& command) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested{app.help()};
+  } catch (const CLI::ParseError& e) {
+    throw Error(ExitCode::kUsage, command + ": " + e.what());
+  }
+}
+
+std::string JoinArgs(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+std::string PackArgs(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + '\0';
+  return s;
+}
+
+std::vector<std::string> UnpackArgs(const std::string& packed) {
+  std::vector<std::string> args;
+  std::string current;
+  for (char c : packed) {
+    if (c == '\0') {
+      args.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  return args;
+}
+
+std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
+                                     const std::string& resume_dir,
+                                     const std::vector<std::string>& given) {
+  std::vector<std::string> args;
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    if (stored[i] == "--out" || stored[i] == "--iterations") {
+      ++i;
+      continue;
+    }
+    args.push_back(stored[i]);
+  }
+  args.insert(args.end(), {"--out", resume_dir});
+  bool iterations_given = false;
+  for (std::size_t i = 0; i + 1 < given.size(); ++i)
+    if (given[i] == "--iterations") {
+      args.insert(args.end(), {"--iterations", given[i + 1]});
+      iterations_given = true;
+    }
+  if (!iterations_given)
+    for (std::size_t i = 0; i + 1 < stored.size(); ++i)
+      if (stored[i] == "--iterations") args.insert(args.end(), {"--iterations", stored[i + 1]});
+  return args;
+}
+
+std::string CheckpointDir(const std::string& out) {
+  return out + "/checkpoints";
+}
+
+namespace {
+
+double PeakRssKib() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kib = 0.0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib;
+}
+
+}  // namespace
+
+std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
+                                       std::uint64_t items_held) {
+  RankStats mine{comm_share, PeakRssKib(), items_held};
+  std::vector<RankStats> all;
+  for (const std::string& part :
+       comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
+    RankStats s;
+    std::memcpy(&s, part.data(), sizeof s);
+    all.push_back(s);
+  }
+  return all;
+}
+
+void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
+  for (std::size_t r = 0; r < stats.size(); ++r)
+    std::printf(
+        "  rank %zu: %.1f%% of the sampling time in communication, peak memory %.1f MiB, "
+        "%llu %s held\n",
+        r, 100.0 * stats[r].comm_share, stats[r].peak_rss_kib / 1024.0,
+        static_cast<unsigned long long>(stats[r].items_held), items);
+}
+
+}  // namespace carousel::cli

@@ -1,0 +1,263 @@
+// `carousel lda`: options, wiring of corpus reader, engine and outputs, progress and summary.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "carousel/cli/command_support.hpp"
+#include "carousel/cli/commands.hpp"
+#include "carousel/cli/progress.hpp"
+#include "carousel/cli/signals.hpp"
+#include "carousel/comm/collective.hpp"
+#include "carousel/engine/lda_engine.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/lda_outputs.hpp"
+#include "carousel/io/npy.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/version.hpp"
+
+namespace carousel::cli {
+namespace {
+
+struct LdaCommandOptions {
+  std::string corpus, vocab;
+  std::string format = "auto";
+  std::string sampler = "scir";
+  std::string schedule = "cyclic";
+  std::string out = "carousel-lda-out";
+  std::string resume;
+  bool quiet = false;
+  double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
+  double tau = 10.0;
+  double kappa = 0.33;
+  LdaConfig config;
+  std::vector<std::string> argv;  // as given, for checkpoints and output headers
+};
+
+// Default h of h (1 + m / tau)^-kappa. SCIR's h is a time of its CIR process, whose mean
+// reverts at rate 1 whatever the counts, so one value carries over between corpora; the
+// Euler samplers need steps small against the smallest theta they must resolve.
+// Measured on KOS (README, "Topic models").
+double DefaultLdaStep(SimplexSampler sampler) {
+  switch (sampler) {
+    case SimplexSampler::kScir:
+      return 0.5;
+    case SimplexSampler::kSgrld:
+      return 0.05;
+    case SimplexSampler::kSgrhmc:
+      return 0.01;
+  }
+  return 0.1;
+}
+
+void AddOptions(CLI::App& app, LdaCommandOptions& o) {
+  auto& c = o.config;
+  app.add_option("--corpus", o.corpus, "bag-of-words corpus (UCI docword or LDA-C)");
+  app.add_option("--vocab", o.vocab, "vocabulary file, one word per line");
+  app.add_option("--corpus-format", o.format, "auto|uci|ldac");
+  app.add_option("--topics", c.topics, "number of topics K")->check(CLI::Range(1, 65535));
+  app.add_option("--alpha", c.alpha, "document-topic Dirichlet parameter")->check(Positive());
+  app.add_option("--beta", c.beta, "topic-word Dirichlet parameter")->check(Positive());
+  app.add_option("--sampler", o.sampler, "scir|sgrld|sgrhmc")
+      ->check(CLI::IsMember({"scir", "sgrld", "sgrhmc"}));
+  app.add_option("--step", o.step, "h of h (1 + m/tau)^-kappa (default: per sampler)")
+      ->check(Positive());
+  app.add_option("--step-offset", o.tau, "tau of h (1 + m/tau)^-kappa")->check(Positive());
+  app.add_option("--step-decay", o.kappa, "kappa of h (1 + m/tau)^-kappa; 0 = constant")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--minibatch", c.minibatch, "documents per iteration (expected number)")
+      ->check(Positive());
+  app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--test-fraction", c.test_fraction,
+                 "fraction of documents held out for document completion (seeded)")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
+      ->check(CLI::IsMember({"cyclic", "random"}));
+  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--burn-in", c.burn_in, "iterations before samples enter the averages");
+  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--eval-sweeps", c.eval_sweeps, "Gibbs passes over held-out documents")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
+  app.add_option("--out", o.out, "output directory");
+  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations")
+      ->check(NonNegative());
+  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
+  app.add_flag("--quiet", o.quiet, "no progress lines");
+}
+
+LdaCommandOptions Parse(const std::vector<std::string>& args) {
+  LdaCommandOptions o;
+  o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
+  CLI::App app{"carousel lda: latent Dirichlet allocation by distributed SG-MCMC"};
+  app.set_help_flag("-h,--help");
+  AddOptions(app, o);
+  ParseOrThrow(app, args, "carousel lda");
+  o.argv = args;
+  auto& c = o.config;
+  c.sampler = ParseSimplexSampler(o.sampler);
+  const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
+  c.step = StepSchedule{h * std::pow(o.tau, o.kappa), o.tau, o.kappa};
+  c.schedule =
+      o.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
+  io::ParseCorpusFormat(o.format);  // rejects a bad value before any file is read
+  if (o.resume.empty() && o.corpus.empty())
+    throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
+  if (c.burn_in >= c.iterations)
+    throw UsageError("--burn-in",
+                     "must be smaller than --iterations (" + std::to_string(c.iterations) + ")");
+  return o;
+}
+
+std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOptions& o,
+                                                          const LdaConfig& c, int ranks,
+                                                          const io::Corpus& corpus,
+                                                          const LdaCounts& counts) {
+  return {{"carousel", kVersion},
+          {"command", "carousel lda " + JoinArgs(o.argv)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(c.tiles)},
+          {"sampler", SimplexSamplerName(c.sampler)},
+          {"step", std::to_string(c.step.At(0)) + " * (1 + m / " + std::to_string(c.step.b) +
+                       ")^-" + std::to_string(c.step.c)},
+          {"topics", std::to_string(c.topics)},
+          {"alpha", std::to_string(c.alpha)},
+          {"beta", std::to_string(c.beta)},
+          {"minibatch", std::to_string(c.minibatch) + " documents"},
+          {"sweeps", std::to_string(c.sweeps)},
+          {"schedule", o.schedule},
+          {"iterations", std::to_string(c.iterations)},
+          {"burn_in", std::to_string(c.burn_in)},
+          {"eval_every", std::to_string(c.eval_every)},
+          {"eval_sweeps", std::to_string(c.eval_sweeps)},
+          {"seed", std::to_string(c.seed)},
+          {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
+          {"vocabulary", std::to_string(corpus.vocabulary) + " words"},
+          {"documents", std::to_string(corpus.documents)},
+          {"train_documents", std::to_string(counts.train_documents)},
+          {"held_out_documents", std::to_string(counts.held_out_documents)},
+          {"empty_documents_skipped", std::to_string(counts.empty_documents)},
+          {"train_tokens", std::to_string(counts.train_tokens)},
+          {"test_tokens", std::to_string(counts.test_tokens)}};
+}
+
+}  // namespace
+
+int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
+  LdaCommandOptions options;
+  RunCollectively(comm, [&] { options = Parse(args); });
+
+  std::string resume_payload;
+  if (!options.resume.empty()) {
+    RunCollectively(comm, [&] {
+      const auto latest = io::LatestCheckpoint(CheckpointDir(options.resume));
+      if (!latest)
+        throw CheckpointError(CheckpointDir(options.resume), "no checkpoint to resume from");
+      resume_payload = io::ReadCheckpoint(*latest);
+      const auto stored = UnpackArgs(LdaEngine::CheckpointExtra(resume_payload));
+      options = Parse(ResumedArgs(stored, options.resume, args));
+    });
+  }
+
+  io::Corpus corpus;
+  RunCollectively(comm, [&] {
+    corpus = io::ReadCorpus(options.corpus, options.vocab, io::ParseCorpusFormat(options.format));
+  });
+  LdaConfig& config = options.config;
+  if (config.tiles <= 0) config.tiles = comm.size();
+  RunCollectively(comm, [&] {
+    if (config.tiles % comm.size() != 0)
+      throw UsageError("--tiles", std::to_string(config.tiles) + " is not a multiple of the " +
+                                      std::to_string(comm.size()) + " ranks");
+  });
+
+  std::unique_ptr<LdaEngine> engine;
+  RunCollectively(comm, [&] {
+    engine = std::make_unique<LdaEngine>(comm, config, corpus);
+    if (engine->counts().train_documents == 0)
+      throw InputError(corpus.path, "no training documents (every document is empty or held out)");
+    if (!resume_payload.empty()) engine->Restore(resume_payload);
+    if (comm.rank() == 0) io::EnsureDirectory(options.out);
+  });
+
+  const LdaCounts counts = engine->counts();
+  const std::string comments =
+      io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
+  const std::string trace_path = options.out + "/trace.csv";
+  Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
+  double last_trace_write = -1e9;
+  LdaCallbacks callbacks;
+  callbacks.requests = TakeSignalRequests;
+  callbacks.checkpoint_extra = PackArgs(options.argv);
+  callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
+  callbacks.on_eval = [&](const LdaTraceRow& row) {
+    char status[96];
+    std::snprintf(status, sizeof status, "perplexity %.1f (sample %.1f)", row.perplexity,
+                  row.perplexity_sample);
+    progress.OnEval(status);
+    if (row.seconds - last_trace_write > 5.0) {
+      io::WriteLdaTrace(trace_path, comments, engine->trace());
+      last_trace_write = row.seconds;
+    }
+  };
+  callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
+    io::WriteLdaTrace(trace_path, comments, engine->trace());
+    io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
+  };
+
+  const double comm_before = comm.seconds_communicating();
+  const auto run_start = std::chrono::steady_clock::now();
+  const bool finished = engine->Run(callbacks);
+  const double run_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
+  progress.Finish();
+  if (!finished) {
+    if (comm.rank() == 0)
+      std::fprintf(stderr, "carousel: stopped by SIGTERM at iteration %llu; checkpoint in %s\n",
+                   static_cast<unsigned long long>(engine->iteration()),
+                   CheckpointDir(options.out).c_str());
+    return static_cast<int>(ExitCode::kInterrupted);
+  }
+
+  std::uint64_t samples = 0;
+  const std::vector<double> phi = engine->TopicWordMean(&samples);
+  const std::vector<std::uint32_t> held_out = engine->HeldOutDocuments();
+  const LdaGibbsStats gibbs = engine->gibbs_stats();
+  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, engine->tokens_held());
+  const std::vector<std::string> gibbs_all =
+      comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
+  if (comm.rank() == 0) {
+    io::WriteLdaTrace(trace_path, comments, engine->trace());
+    io::WriteNpy(options.out + "/topic_word.npy", phi.data(),
+                 {static_cast<std::size_t>(config.topics), corpus.vocabulary});
+    io::WriteTopics(options.out + "/topics.txt", comments, phi, config.topics, corpus.vocab);
+    io::WriteHeldOut(options.out + "/heldout.txt", comments, held_out);
+    const LdaTraceRow& last = engine->trace().back();
+    std::printf(
+        "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
+        "perplexity %.1f (averaged over %llu samples), %.1f (last sample); %llu training and "
+        "%llu held-out documents, %llu empty documents skipped; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
+        engine->seconds_sampling(), last.perplexity, static_cast<unsigned long long>(samples),
+        last.perplexity_sample, static_cast<unsigned long long>(counts.train_documents),
+        static_cast<unsigned long long>(counts.held_out_documents),
+        static_cast<unsigned long long>(counts.empty_documents), options.out.c_str());
+    PrintRankStats(stats, "training tokens");
+    for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
+      LdaGibbsStats g;
+      std::memcpy(&g, gibbs_all[r].data(), sizeof g);
+      std::printf("  rank %zu: %.2fM token visits per second in training Gibbs sweeps\n", r,
+                  g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0);
+    }
+  }
+  return 0;
+}
+
+}  // namespace carousel::cli

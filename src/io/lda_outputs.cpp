@@ -1,0 +1,59 @@
+#include "carousel/io/lda_outputs.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "carousel/io/atomic_file.hpp"
+
+namespace carousel::io {
+
+void WriteLdaTrace(const std::string& path, const std::string& comments,
+                   const std::vector<LdaTraceRow>& rows) {
+  std::string out = comments + "iter,seconds,perplexity,perplexity_sample,samples\n";
+  for (const LdaTraceRow& r : rows) {
+    out += std::to_string(r.iteration);
+    for (double v : {r.seconds, r.perplexity, r.perplexity_sample}) {
+      out += ',';
+      AppendCsvNumber(out, v);
+    }
+    out += ',' + std::to_string(r.samples) + '\n';
+  }
+  WriteFileAtomically(path, out);
+}
+
+void WriteTopics(const std::string& path, const std::string& comments,
+                 const std::vector<double>& phi, int topics, const std::vector<std::string>& vocab,
+                 int top) {
+  const std::size_t V = topics > 0 ? phi.size() / static_cast<std::size_t>(topics) : 0;
+  const std::size_t shown = std::min<std::size_t>(static_cast<std::size_t>(top), V);
+  std::string out = comments;
+  std::vector<std::uint32_t> order(V);
+  for (int k = 0; k < topics; ++k) {
+    const double* row = phi.data() + static_cast<std::size_t>(k) * V;
+    std::iota(order.begin(), order.end(), 0u);
+    // Ties go to the smaller word id, so the file does not depend on the sort.
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown),
+                      order.end(), [row](std::uint32_t a, std::uint32_t b) {
+                        return row[a] != row[b] ? row[a] > row[b] : a < b;
+                      });
+    out += "topic " + std::to_string(k) + ":";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const std::uint32_t w = order[i];
+      char probability[32];
+      std::snprintf(probability, sizeof probability, " (%.4f)", row[w]);
+      out += ' ' + (w < vocab.size() ? vocab[w] : std::to_string(w)) + probability;
+    }
+    out += '\n';
+  }
+  WriteFileAtomically(path, out);
+}
+
+void WriteHeldOut(const std::string& path, const std::string& comments,
+                  const std::vector<std::uint32_t>& documents) {
+  std::string out = comments;
+  for (std::uint32_t d : documents) out += std::to_string(d) + '\n';
+  WriteFileAtomically(path, out);
+}
+
+}  // namespace carousel::io

@@ -1,0 +1,69 @@
+#include "carousel/sampler/topic_word_update.hpp"
+
+#include <cmath>
+
+#include "carousel/sampler/scir.hpp"
+#include "carousel/sampler/simplex_sgrld.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+SimplexSampler ParseSimplexSampler(const std::string& name) {
+  if (name == "scir") return SimplexSampler::kScir;
+  if (name == "sgrld") return SimplexSampler::kSgrld;
+  if (name == "sgrhmc") return SimplexSampler::kSgrhmc;
+  throw UsageError("--sampler", "'" + name + "' is not one of scir, sgrld, sgrhmc");
+}
+
+const char* SimplexSamplerName(SimplexSampler sampler) {
+  switch (sampler) {
+    case SimplexSampler::kScir:
+      return "scir";
+    case SimplexSampler::kSgrld:
+      return "sgrld";
+    case SimplexSampler::kSgrhmc:
+      return "sgrhmc";
+  }
+  return "?";
+}
+
+bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint32_t>& word_ids,
+                          const double* nbar, double* theta, double* momentum,
+                          double* block_total) {
+  const auto K = static_cast<std::size_t>(step.topics);
+  std::vector<double> pull;
+  if (step.sampler == SimplexSampler::kSgrhmc) {
+    pull.resize(K);
+    for (std::size_t k = 0; k < K; ++k)
+      pull[k] = 1.0 + step.count_hat_total[k] / step.theta_total[k];
+  }
+  const ScirTransition scir(step.sampler == SimplexSampler::kScir ? step.step : 1.0);
+  bool finite = true;
+  for (std::size_t w = 0; w < word_ids.size(); ++w) {
+    KeyedStream rng(step.seed, Purpose::kNoiseCol, word_ids[w], step.iteration);
+    double* t = theta + w * K;
+    const double* n = nbar + w * K;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double count_hat = step.scale * n[k];
+      switch (step.sampler) {
+        case SimplexSampler::kScir:
+          t[k] = scir.Step(t[k], step.beta + count_hat, rng);
+          break;
+        case SimplexSampler::kSgrld:
+          t[k] = SgrldComponentStep(t[k], step.beta, count_hat, step.theta_total[k],
+                                    step.count_hat_total[k], step.step, rng);
+          break;
+        case SimplexSampler::kSgrhmc:
+          SgrhmcComponentStep(t[k], momentum[w * K + k], step.beta, count_hat, pull[k], step.step,
+                              rng);
+          break;
+      }
+      finite = finite && std::isfinite(t[k]);
+      block_total[k] += t[k];
+    }
+  }
+  return finite;
+}
+
+}  // namespace carousel
