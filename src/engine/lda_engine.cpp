@@ -27,13 +27,16 @@ namespace {
 struct ColBlock {
   std::vector<double> theta;     // words x K, word-major
   std::vector<double> momentum;  // the same shape for sgrhmc, else empty
-  std::vector<double> phi_sum;   // sum of collected phi samples, same shape
 };
 
 struct RowBlock {
   int id = 0;
   RowBlockTokens tokens;
   std::vector<double> pred_sum;  // per test token: sum over collected evaluations of p(w)
+  // Sum of the collected phi samples of the column block with this row-block's id. Kept
+  // here, where it never moves, rather than with the travelling block: it changes only
+  // at evaluations, and every rank sees every column block during an evaluation.
+  std::vector<double> phi_sum;
 };
 
 std::string EncodeDoubles(const std::vector<const std::vector<double>*>& parts) {
@@ -208,6 +211,7 @@ LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const io::Cor
     rb.id = i;
     rb.tokens = BuildRowBlockTokens(corpus_, roles_, grid_, i, config_.topics, config_.seed);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
+    rb.phi_sum.assign(Words(i) * K(), 0.0);
     rows_.push_back(std::move(rb));
   }
   const int stratum = schedule_.At(0);
@@ -234,7 +238,6 @@ ColBlock LdaEngine::Impl::FreshBlock(int j) const {
     for (std::size_t k = 0; k < K(); ++k) block.theta[w * K() + k] = -std::log(rng.uniform());
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
-  block.phi_sum.assign(block.theta.size(), 0.0);
   return block;
 }
 
@@ -351,10 +354,10 @@ void LdaEngine::Impl::ExchangeColumns(int stratum, int next) {
   for (const BlockMove& move : plan.sends) {
     ColBlock& block = cols_.at(move.block);
     sends.push_back(Message{move.peer, move.block,
-                            EncodeDoubles({&block.theta, &block.momentum, &block.phi_sum})});
+                            EncodeDoubles({&block.theta, &block.momentum})});
     cols_.erase(move.block);
   }
-  const std::size_t per_entry = HasMomentum(config_.sampler) ? 3 : 2;
+  const std::size_t per_entry = HasMomentum(config_.sampler) ? 2 : 1;
   for (const BlockMove& move : plan.receives)
     expected.push_back(
         Message{move.peer, move.block,
@@ -364,8 +367,7 @@ void LdaEngine::Impl::ExchangeColumns(int stratum, int next) {
     ColBlock block;
     block.theta.resize(Words(m.tag) * K());
     if (HasMomentum(config_.sampler)) block.momentum.resize(block.theta.size());
-    block.phi_sum.resize(block.theta.size());
-    DecodeDoubles(m.bytes, {&block.theta, &block.momentum, &block.phi_sum});
+    DecodeDoubles(m.bytes, {&block.theta, &block.momentum});
     cols_[m.tag] = std::move(block);
   }
 }
@@ -379,13 +381,7 @@ void LdaEngine::Impl::Evaluate() {
   const auto eval_start = std::chrono::steady_clock::now();
   const std::vector<double> inverse_total = InverseTotal();
   const bool collect = iteration_ > config_.burn_in;
-  if (collect) {
-    for (auto& [j, block] : cols_)
-      for (std::size_t w = 0; w < Words(j); ++w)
-        for (std::size_t k = 0; k < K(); ++k)
-          block.phi_sum[w * K() + k] += block.theta[w * K() + k] * inverse_total[k];
-    collected_++;
-  }
+  if (collect) collected_++;
 
   const int passes = config_.eval_sweeps;
   const int first_kept = passes / 2;
@@ -439,6 +435,8 @@ void LdaEngine::Impl::Evaluate() {
         const int j = grid_.ColBlockInStratum(rb.id, stratum);
         const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
         view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha);
+        if (collect && pass == 0 && j == rb.id)
+          for (std::size_t e = 0; e < rb.phi_sum.size(); ++e) rb.phi_sum[e] += view_.phi[e];
         TopicTokens& observed = rb.tokens.observed;
         if (pass < passes) {
           for (std::size_t d = 0; d < observed.tokens.documents(); ++d) {
@@ -544,18 +542,29 @@ bool LdaEngine::Impl::Run(const LdaCallbacks& callbacks) {
 }
 
 std::vector<double> LdaEngine::Impl::TopicWordMean(std::uint64_t* samples) {
-  // Each rank sends its blocks' mean (or current phi); rank 0 places them by word id.
-  const std::vector<double> inverse_total = InverseTotal();
+  // Each rank sends the means of its row-blocks' column blocks (or, before any sample
+  // was collected, the current phi of the blocks it holds); rank 0 places them by word.
   ByteWriter out;
-  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
-  for (const auto& [j, block] : cols_) {
-    std::vector<double> mean(block.theta.size());
-    for (std::size_t w = 0; w < Words(j); ++w)
-      for (std::size_t k = 0; k < K(); ++k)
-        mean[w * K() + k] = collected_ > 0 ? block.phi_sum[w * K() + k] / collected_
-                                           : block.theta[w * K() + k] * inverse_total[k];
-    out.Put<std::int64_t>(j);
-    out.PutVector(mean);
+  if (collected_ > 0) {
+    out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
+    for (const RowBlock& rb : rows_) {
+      std::vector<double> mean(rb.phi_sum.size());
+      for (std::size_t e = 0; e < mean.size(); ++e)
+        mean[e] = rb.phi_sum[e] / static_cast<double>(collected_);
+      out.Put<std::int64_t>(rb.id);
+      out.PutVector(mean);
+    }
+  } else {
+    const std::vector<double> inverse_total = InverseTotal();
+    out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
+    for (const auto& [j, block] : cols_) {
+      std::vector<double> phi(block.theta.size());
+      for (std::size_t w = 0; w < Words(j); ++w)
+        for (std::size_t k = 0; k < K(); ++k)
+          phi[w * K() + k] = block.theta[w * K() + k] * inverse_total[k];
+      out.Put<std::int64_t>(j);
+      out.PutVector(phi);
+    }
   }
   const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
   *samples = collected_;
@@ -583,13 +592,14 @@ std::string LdaEngine::Impl::CheckpointPayload(const std::string& extra) {
     row.PutVector(rb.tokens.train.topic);
     row.PutVector(rb.tokens.observed.topic);
     row.PutVector(rb.pred_sum);
+    row.PutVector(rb.phi_sum);
     out.Put<std::int64_t>(rb.id);
     out.PutBytes(row.Take());
   }
   out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
   for (const auto& [j, block] : cols_) {
     out.Put<std::int64_t>(j);
-    out.PutBytes(EncodeDoubles({&block.theta, &block.momentum, &block.phi_sum}));
+    out.PutBytes(EncodeDoubles({&block.theta, &block.momentum}));
   }
   const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
   if (comm_.rank() != 0) return std::string();
@@ -670,6 +680,7 @@ void LdaEngine::Impl::Restore(const std::string& payload) {
     ReadExact(in, rb.tokens.train.topic, "training topics");
     ReadExact(in, rb.tokens.observed.topic, "held-out topics");
     ReadExact(in, rb.pred_sum, "test predictions");
+    ReadExact(in, rb.phi_sum, "posterior sums");
     for (TopicTokens* t : {&rb.tokens.train, &rb.tokens.observed}) {
       for (std::uint16_t z : t->topic)
         if (z >= K()) throw Error(ExitCode::kCheckpoint, "checkpoint: topic out of range");
@@ -684,7 +695,7 @@ void LdaEngine::Impl::Restore(const std::string& payload) {
     if (it == saved.col_blocks.end())
       throw Error(ExitCode::kCheckpoint, "checkpoint: column block missing");
     ColBlock block = FreshBlock(j);
-    DecodeDoubles(it->second, {&block.theta, &block.momentum, &block.phi_sum});
+    DecodeDoubles(it->second, {&block.theta, &block.momentum});
     cols_[j] = std::move(block);
   }
   ByteReader trace(saved.trace);
