@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <sstream>
 
 #include "carousel/cli/command_support.hpp"
@@ -81,6 +82,9 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--trust", c.sampler.trust, "HAMCMC: lambda, y += lambda s")->check(Positive());
   app.add_option("--initial-scale", c.sampler.initial_scale, "HAMCMC: gamma, H0 = gamma I")
       ->check(Positive());
+  app.add_option("--initial-metric", c.sampler.initial_metric,
+                 "HAMCMC: identity (H0 = gamma I) or metric (H0 = gamma / (1 + ratings))")
+      ->check(CLI::IsMember({"identity", "metric"}));
   app.add_option("--rmsprop-lambda", c.sampler.rmsprop_lambda, "PSGLD: preconditioner floor");
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
@@ -124,7 +128,8 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
 // preconditioner scales each coordinate by 1/sqrt(mean squared per-rating gradient), so
 // its step is given per rating; the rating-count metric of SGRLD/SGRHMC divides by the
 // degree already, so their steps are plain numbers. Measured on ml-100k (README).
-double DefaultStep(const std::string& sampler, const MfProblem& problem) {
+double DefaultStep(const SamplerOptions& options, const MfProblem& problem) {
+  const std::string& sampler = options.name;
   const double n = static_cast<double>(problem.train.entries.size());
   std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
   for (const Rating& r : problem.train.entries) {
@@ -138,6 +143,9 @@ double DefaultStep(const std::string& sampler, const MfProblem& problem) {
   if (sampler == "psgld") return 0.05 / n;
   if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
   if (sampler == "sgrld") return 0.15;
+  // HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
+  // validation split of ml-100k u1.base (README).
+  if (sampler == "hamcmc" && options.initial_metric == "metric") return 0.2 / options.initial_scale;
   if (sampler == "sgrhmc") return 0.02;
   return 0.5 / degree;  // sgld, hamcmc (whose H starts as the identity)
 }
@@ -193,7 +201,14 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] { data = io::LoadMf(options.input); });
   MfConfig& config = options.config;
   if (config.tiles <= 0) config.tiles = comm.size();
-  config.step.a = options.step > 0 ? options.step : DefaultStep(config.sampler.name, data.problem);
+  // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
+  // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1.
+  if (config.sampler.name == "hamcmc" && config.schedule == StratumSchedule::Kind::kCyclic &&
+      std::gcd(config.sampler.memory, config.tiles) != 1)
+    throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
+                                       std::to_string(config.tiles) +
+                                       ") without a common divisor; use --schedule random");
+  config.step.a = options.step > 0 ? options.step : DefaultStep(config.sampler, data.problem);
 
   if (config.sampler.name == "gibbs") {
     RunCollectively(comm, [&] {

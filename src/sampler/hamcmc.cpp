@@ -4,13 +4,18 @@
 #include <cmath>
 #include <string>
 
+#include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/sampler/lbfgs_coefficients.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
 
-Hamcmc::Hamcmc(int memory, double trust, double initial_scale)
-    : memory_(memory), trust_(trust), initial_scale_(initial_scale) {
+Hamcmc::Hamcmc(int memory, double trust, double initial_scale,
+               std::shared_ptr<const DiagonalMetric> initial_metric)
+    : memory_(memory),
+      trust_(trust),
+      initial_scale_(initial_scale),
+      initial_metric_(std::move(initial_metric)) {
   if (memory < 2 || memory > lbfgs::kMaxPairs + 1)
     throw UsageError("--memory", "HAMCMC needs 2 <= M <= " + std::to_string(lbfgs::kMaxPairs + 1) +
                                      ", got " + std::to_string(memory));
@@ -35,29 +40,92 @@ int Hamcmc::pre_sum_count() const {
   return lbfgs::PackedSize(lbfgs::Basis{pairs()}.size());
 }
 
-// The block's part of the Gram matrix of (s_1..s_{M-1}, y_1..y_{M-1}, g, z).
+namespace {
+
+// Elements per chunk of the Gram and step loops: the basis values of a chunk stay in L1.
+constexpr int kChunk = 128;
+
+// sum_k a[k] b[k] with 8 interleaved partial sums added in a fixed order: vectorizable
+// without -ffast-math, and the same bits on every rank (the order depends on n only).
+double Dot(const double* a, const double* b, int n) {
+  double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) part[j] += a[k + j] * b[k + j];
+  for (; k < n; ++k) part[k % 8] += a[k] * b[k];
+  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+}
+
+}  // namespace
+
+// z, g = grad U~(theta_{t-M}) and the weights w of the block, once per iteration.
+Hamcmc::Workspace& Hamcmc::Prepare(const BlockState& block, const BlockGradient& gradient,
+                                   const NoiseKey& noise) const {
+  Workspace* ws = nullptr;
+  for (Workspace& candidate : workspaces_)
+    if (candidate.block == &block || (!ws && !candidate.block)) ws = &candidate;
+  if (!ws) ws = &workspaces_.emplace_back();
+  ws->block = &block;
+  ws->key = noise;
+  const Matrix& base = block.aux[sample_slot(0)];  // theta_{t-M}, the gradient point
+  const Eigen::Index rows = base.rows(), cols = base.cols();
+  ws->z.resize(rows, cols);
+  ws->g.resize(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    KeyedStream stream = noise.Row(r);
+    for (Eigen::Index c = 0; c < cols; ++c) {
+      ws->z(r, c) = static_cast<float>(stream.normal());
+      ws->g(r, c) = -gradient.LogPosterior(base, r, c);
+    }
+  }
+  if (initial_metric_) {
+    initial_metric_->Evaluate(base, gradient, ws->g_inv, ws->d_g_inv);
+    // H^0 must be constant in theta (Gamma = 0) and positive definite.
+    if (!(ws->d_g_inv.array() == 0.0f).all())
+      throw UsageError("--initial-metric",
+                       "HAMCMC needs an initial metric that does not depend on the parameters; '" +
+                           initial_metric_->name() + "' does");
+    if (!(ws->g_inv.array() > 0.0f).all() || !ws->g_inv.allFinite())
+      throw Error(ExitCode::kInternal, "hamcmc: initial metric '" + initial_metric_->name() +
+                                           "' is not positive and finite");
+    ws->w = ws->g_inv.array().sqrt();
+  }
+  return *ws;
+}
+
+// The block's part of the Gram matrix of (W^-1 s_1..W^-1 s_{M-1}, W y_1..W y_{M-1}, W g, z).
 void Hamcmc::PreSums(const BlockState& block, const BlockGradient& gradient, const NoiseKey& noise,
                      double* out) const {
   const lbfgs::Basis basis{pairs()};
   const int n = basis.size();
-  const int width = lbfgs::PackedSize(n);
   const int p = pairs();
-  std::fill(out, out + width, 0.0);
-  const Matrix& base = block.aux[sample_slot(0)];  // theta_{t-M}, the gradient point
-  double v[lbfgs::kMaxBasis];
-  for (Eigen::Index r = 0; r < block.theta.rows(); ++r) {
-    KeyedStream stream = noise.Row(r);
-    for (Eigen::Index c = 0; c < block.theta.cols(); ++c) {
-      for (int i = 0; i < p; ++i) {
-        v[basis.s(i)] = block.aux[s_slot(i)](r, c);
-        v[basis.y(i)] = block.aux[y_slot(i)](r, c);
-      }
-      v[basis.g()] = -gradient.LogPosterior(base, r, c);  // grad U~(theta_{t-M})
-      v[basis.z()] = static_cast<float>(stream.normal());
-      int k = 0;
-      for (int a = 0; a < n; ++a)
-        for (int b = a; b < n; ++b) out[k++] += v[a] * v[b];
+  std::fill(out, out + lbfgs::PackedSize(n), 0.0);
+  const Workspace& ws = Prepare(block, gradient, noise);
+  const bool weighted = initial_metric_ != nullptr;
+  const auto size = static_cast<int>(block.theta.size());
+  double v[lbfgs::kMaxBasis][kChunk];  // basis values of one chunk, in phi = W^-1 theta
+  for (int k0 = 0; k0 < size; k0 += kChunk) {
+    const int m = std::min(kChunk, size - k0);
+    for (int i = 0; i < p; ++i) {
+      const float* s = block.aux[s_slot(i)].data() + k0;
+      const float* y = block.aux[y_slot(i)].data() + k0;
+      for (int k = 0; k < m; ++k) v[basis.s(i)][k] = s[k];
+      for (int k = 0; k < m; ++k) v[basis.y(i)][k] = y[k];
     }
+    for (int k = 0; k < m; ++k) v[basis.g()][k] = ws.g.data()[k0 + k];
+    for (int k = 0; k < m; ++k) v[basis.z()][k] = ws.z.data()[k0 + k];
+    if (weighted) {
+      const float* w = ws.w.data() + k0;
+      for (int i = 0; i < p; ++i)
+        for (int k = 0; k < m; ++k) {
+          v[basis.s(i)][k] /= w[k];
+          v[basis.y(i)][k] *= w[k];
+        }
+      for (int k = 0; k < m; ++k) v[basis.g()][k] *= w[k];
+    }
+    int idx = 0;
+    for (int a = 0; a < n; ++a)
+      for (int b = a; b < n; ++b) out[idx++] += Dot(v[a], v[b], m);
   }
 }
 
@@ -67,38 +135,70 @@ void Hamcmc::StepWithSums(BlockState& block, const BlockGradient& gradient, doub
   const int n = basis.size();
   const int p = pairs();
   const lbfgs::Gram gram = lbfgs::UnpackGram(pre_sums, n);
-  // Warm-up (t <= 2M): no pairs, H = gamma I. Afterwards the M-1 pairs in memory, less
+  // Warm-up (t <= 2M): no pairs, H = gamma W^2. Afterwards the M-1 pairs in memory, less
   // those without positive curvature (decided from the summed Gram matrix).
   const lbfgs::CoefficientSpace space(
       gram, basis, initial_scale_,
       warming_up() ? std::vector<int>{} : lbfgs::CurvaturePairs(gram, basis));
   const lbfgs::Coef xi = space.InverseHessianTimes(basis.Unit(basis.g()));
   const lbfgs::Coef eta = space.SqrtTimes(basis.Unit(basis.z()));
-  // theta_t - theta_{t-M} = -eps xi + sqrt(2 eps) eta, as coefficients of the basis.
+  // phi_t - phi_{t-M} = -eps xi + sqrt(2 eps) eta, as coefficients of the basis (Eq. 10).
   const lbfgs::Coef coef = -step * xi + std::sqrt(2.0 * step) * eta;
+
+  // The workspace of PreSums (same block, same iteration); redrawn if it is not there.
+  Workspace* ws = nullptr;
+  for (Workspace& candidate : workspaces_)
+    if (candidate.block == &block && candidate.key.seed == noise.seed &&
+        candidate.key.purpose == noise.purpose && candidate.key.iteration == noise.iteration &&
+        candidate.key.global_ids == noise.global_ids)
+      ws = &candidate;
+  if (!ws) ws = &Prepare(block, gradient, noise);
+  const bool weighted = initial_metric_ != nullptr;
 
   Matrix& base = block.aux[sample_slot(0)];
   Matrix& s_out = block.aux[s_slot(0)];  // the oldest pair leaves memory after this step
   Matrix& y_out = block.aux[y_slot(0)];
-  double v[lbfgs::kMaxBasis];
-  for (Eigen::Index r = 0; r < block.theta.rows(); ++r) {
-    KeyedStream stream = noise.Row(r);  // the same z as in PreSums
-    for (Eigen::Index c = 0; c < block.theta.cols(); ++c) {
-      for (int i = 0; i < p; ++i) {
-        v[basis.s(i)] = block.aux[s_slot(i)](r, c);
-        v[basis.y(i)] = block.aux[y_slot(i)](r, c);
+  const auto size = static_cast<int>(block.theta.size());
+  // theta_t - theta_{t-M} = W (sum_a coef_a v~_a): the s part is W W^-1 s = s, the y and g
+  // parts are weighted by w^2, the noise by w.
+  double delta[kChunk], weighted_part[kChunk];
+  for (int k0 = 0; k0 < size; k0 += kChunk) {
+    const int m = std::min(kChunk, size - k0);
+    const float* g = ws->g.data() + k0;
+    const float* z = ws->z.data() + k0;
+    for (int k = 0; k < m; ++k) weighted_part[k] = coef(basis.g()) * g[k];
+    for (int i = 0; i < p; ++i) {
+      const float* y = block.aux[y_slot(i)].data() + k0;
+      const double c = coef(basis.y(i));
+      for (int k = 0; k < m; ++k) weighted_part[k] += c * y[k];
+    }
+    for (int k = 0; k < m; ++k) delta[k] = 0.0;
+    for (int i = 0; i < p; ++i) {
+      const float* s = block.aux[s_slot(i)].data() + k0;
+      const double c = coef(basis.s(i));
+      for (int k = 0; k < m; ++k) delta[k] += c * s[k];
+    }
+    const double cz = coef(basis.z());
+    if (weighted) {
+      const float* w = ws->w.data() + k0;
+      for (int k = 0; k < m; ++k) {
+        const double wk = w[k];
+        delta[k] += wk * (wk * weighted_part[k] + cz * z[k]);
       }
-      const float g = -gradient.LogPosterior(base, r, c);
-      v[basis.g()] = g;
-      v[basis.z()] = static_cast<float>(stream.normal());
-      double value = base(r, c);
-      for (int a = 0; a < n; ++a) value += coef(a) * v[a];
-      const float theta_new = static_cast<float>(value);
-      s_out(r, c) = theta_new - base(r, c);  // s_t = theta_t - theta_{t-M}
-      y_out(r, c) = g;                       // completed to y_t by AfterStep
-      base(r, c) = theta_new;
+    } else {
+      for (int k = 0; k < m; ++k) delta[k] += weighted_part[k] + cz * z[k];
+    }
+    float* b = base.data() + k0;
+    float* s_new = s_out.data() + k0;
+    float* y_new = y_out.data() + k0;
+    for (int k = 0; k < m; ++k) {
+      const float theta_new = static_cast<float>(b[k] + delta[k]);
+      s_new[k] = theta_new - b[k];  // s_t = theta_t - theta_{t-M}
+      y_new[k] = g[k];              // completed to y_t by AfterStep
+      b[k] = theta_new;
     }
   }
+  ws->block = nullptr;  // free for the next block
   // Shift the history by one. Samples: aux[0] now holds theta_t; swapping it with theta
   // makes theta = theta_t and aux[0] = theta_{t-1}, and rotating aux[0..M-2] left puts
   // theta_{t-M+1} first and theta_{t-1} last. Pairs: the slot just written (oldest) becomes

@@ -53,8 +53,18 @@ std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options) {
     if (options.name == "sgrld") return std::make_unique<Sgrld>(options.metric);
     return std::make_unique<Sgrhmc>(options.metric, options.noise_estimate);
   }
-  if (options.name == "hamcmc")
-    return std::make_unique<Hamcmc>(options.memory, options.trust, options.initial_scale);
+  if (options.name == "hamcmc") {
+    if (options.initial_metric != "identity" && options.initial_metric != "metric")
+      throw UsageError("--initial-metric",
+                       "must be identity or metric, got '" + options.initial_metric + "'");
+    std::shared_ptr<const DiagonalMetric> h0;
+    if (options.initial_metric == "metric") {
+      if (!options.metric)
+        throw UsageError("--initial-metric", "metric: the model supplies no metric G(theta)");
+      h0 = options.metric;
+    }
+    return std::make_unique<Hamcmc>(options.memory, options.trust, options.initial_scale, h0);
+  }
   std::string known;
   for (const auto& n : SamplerNames()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("--sampler", "unknown sampler '" + options.name + "' (known: " + known + ")");

@@ -6,6 +6,9 @@
 //     D x D matrices, the history bookkeeping of Eq. 10 spelled out with sample indices,
 //     float rounding where the sampler stores floats): the same chain, also where pairs
 //     without positive curvature are left out; the aux layout is checked step by step.
+//   - DenseReferenceWithMetricH0: the same with a diagonal H^0 = gamma G^-1 (rows and columns
+//     scaled differently), against the dense Alg. 1 started from that H^0; a theta-dependent
+//     metric is refused (RejectsThetaDependentInitialMetric).
 //   - TwoBlocksMatchOneBlock: a 2-block driver that adds PreSums over the blocks gives the
 //     1-block chain (the chain does not depend on how the vector is cut into blocks).
 // Tier 2 (statistical, tolerances from Monte Carlo standard errors, mc_stats.hpp):
@@ -40,6 +43,7 @@
 #include <vector>
 
 #include "carousel/sampler/block.hpp"
+#include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/sampler/hamcmc.hpp"
 #include "carousel/sampler/lbfgs_coefficients.hpp"
 #include "carousel/sampler/sampler.hpp"
@@ -185,11 +189,14 @@ struct DenseLbfgs {
   MatrixXd h, s;
 };
 
+// H^0 = gamma diag(h0) (h0 empty: gamma I), S^0 = sqrt(gamma) diag(sqrt(h0)).
 DenseLbfgs BuildDense(const std::vector<VectorXd>& s, const std::vector<VectorXd>& y, double gamma,
-                      Eigen::Index dim) {
+                      Eigen::Index dim, const VectorXd& h0 = VectorXd()) {
   const MatrixXd eye = MatrixXd::Identity(dim, dim);
-  DenseLbfgs out{gamma * eye, std::sqrt(gamma) * eye};
-  MatrixXd b = eye / gamma;
+  const VectorXd d = h0.size() ? h0 : VectorXd::Ones(dim);
+  DenseLbfgs out{gamma * MatrixXd(d.asDiagonal()),
+                 std::sqrt(gamma) * MatrixXd(d.cwiseSqrt().asDiagonal())};
+  MatrixXd b = MatrixXd(d.cwiseInverse().asDiagonal()) / gamma;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const double sy = s[i].dot(y[i]);
     if (!(sy > 0.0)) continue;
@@ -232,8 +239,9 @@ VectorXd RoundToFloat(const VectorXd& v) {
 class DenseHamcmc {
  public:
   DenseHamcmc(int memory, double trust, double gamma, VectorXd theta0, VectorGradient gradient,
-              std::uint64_t seed, Eigen::Index rows, Eigen::Index cols)
-      : memory_(memory),
+              std::uint64_t seed, Eigen::Index rows, Eigen::Index cols, VectorXd h0 = VectorXd())
+      : h0_(std::move(h0)),
+        memory_(memory),
         trust_(trust),
         gamma_(gamma),
         gradient_(std::move(gradient)),
@@ -260,7 +268,7 @@ class DenseHamcmc {
         y.push_back(y_[static_cast<std::size_t>(tau)]);
       }
     }
-    const DenseLbfgs l = BuildDense(s, y, gamma_, base.size());
+    const DenseLbfgs l = BuildDense(s, y, gamma_, base.size(), h0_);
     const VectorXd theta = RoundToFloat(base - eps * l.h * g + std::sqrt(2.0 * eps) * l.s * z);
     gradient_(theta, iteration, g_new);
     g_new = RoundToFloat(g_new);
@@ -284,6 +292,7 @@ class DenseHamcmc {
   const VectorXd& y(int t) const { return y_[static_cast<std::size_t>(t)]; }
 
  private:
+  VectorXd h0_;
   int memory_;
   double trust_, gamma_;
   VectorGradient gradient_;
@@ -367,6 +376,62 @@ TEST(Hamcmc, DenseReferenceSkipsNegativeCurvature) {
             << "\n";
   EXPECT_GT(sampler.nonpositive_pairs(), 0u);
   EXPECT_LT(worst, 1e-5);
+}
+
+// A diagonal H^0 that differs by row and column and does not depend on theta (as the
+// rating-count metric of matrix factorization, which needs the engine's rating counts).
+class RowColumnMetric : public DiagonalMetric {
+ public:
+  std::string name() const override { return "row-column"; }
+  void Evaluate(const Matrix& theta, const BlockGradient&, Matrix& g_inv,
+                Matrix& d_g_inv) const override {
+    g_inv.resize(theta.rows(), theta.cols());
+    for (Eigen::Index r = 0; r < theta.rows(); ++r)
+      for (Eigen::Index c = 0; c < theta.cols(); ++c)
+        g_inv(r, c) = static_cast<float>(1.0 / (1.0 + 3.0 * r + 0.5 * c));
+    d_g_inv.setZero(theta.rows(), theta.cols());
+  }
+};
+
+// H^0 = gamma G^-1 (hamcmc.hpp): the coefficient-space chain, which works in
+// phi = G^{1/2} theta, against Alg. 1 written densely with H^0 = gamma diag(w^2) in theta,
+// w = sqrt(G^-1) rounded to float as the sampler stores it.
+TEST(Hamcmc, DenseReferenceWithMetricH0) {
+  const Regression p = MakeRegression(12, 400, 0.6, 21);
+  const auto metric = std::make_shared<RowColumnMetric>();
+  Matrix g_inv, d_g_inv;
+  const Matrix theta0 = Unflatten(VectorXd::Zero(12), 4, 3);
+  const Eigen::VectorXf no_prior = Eigen::VectorXf::Zero(3);
+  metric->Evaluate(theta0, BlockGradient{theta0, 1.0, 1.0, no_prior}, g_inv, d_g_inv);
+  const VectorXd h0 =
+      Flatten(Matrix(g_inv.array().sqrt())).cast<double>().array().square().matrix();
+  for (int memory : {2, 3, 4}) {
+    SCOPED_TRACE("M = " + std::to_string(memory));
+    const double trust = 0.5, gamma = 0.1, eps = 0.05;
+    Hamcmc sampler(memory, trust, gamma, metric);
+    SingleBlockChain chain(sampler, theta0, ForBlock(GradientOf(p)), 5);
+    DenseHamcmc dense(memory, trust, gamma, VectorXd::Zero(12), GradientOf(p), 5, 4, 3, h0);
+    double worst = 0.0;
+    for (int t = 1; t <= 80; ++t) {
+      chain.Step(eps);
+      dense.Step(eps);
+      worst = std::max(worst, MaxRelDiff(Flatten(chain.theta()).cast<double>(), dense.theta()));
+    }
+    // As DenseReference: what is left is the order of additions (double, rounded to float).
+    EXPECT_LT(worst, 1e-5);
+    std::cout << "[ hamcmc ] dense reference, H0 = gamma G^-1, M = " << memory
+              << ": max relative difference " << worst << " over 80 steps\n";
+  }
+}
+
+// A metric that depends on theta would make H depend on theta_{t-M} (Gamma != 0): refused.
+TEST(Hamcmc, RejectsThetaDependentInitialMetric) {
+  const auto metric = std::make_shared<PotentialMetric>(
+      1.5, 0.5, [](const Matrix& theta, Matrix& u) { u = theta.array().square() / 2; });
+  Hamcmc sampler(2, 1.0, 1.0, metric);
+  auto gradient = [](const VectorXd& theta, std::uint64_t, VectorXd& grad) { grad = theta; };
+  SingleBlockChain chain(sampler, Matrix::Constant(1, 3, 1.0f), ForBlock(gradient), 1);
+  EXPECT_THROW(chain.Step(0.1), Error);
 }
 
 // ---------------------------------------------------------------------------------------

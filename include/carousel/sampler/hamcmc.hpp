@@ -27,6 +27,17 @@
 // coefficients depend on the blocks only through the summed Gram matrix, the chain does
 // not depend on how the vector is cut into blocks (up to the rounding of that sum).
 //
+// A diagonal initial matrix H^0 = gamma W^2 (W = diag(w), w_i = sqrt(G^-1_ii) of a metric
+// that does not depend on theta; for matrix factorization the rating-count metric
+// 1 / (1 + n_r) of bpmf_metric.hpp). Eq. 6 starts from gamma I; BFGS commutes with a fixed
+// linear change of variables, so L-BFGS from gamma W^2 in theta equals L-BFGS from gamma I in
+// phi = W^-1 theta, where s~ = W^-1 s, y~ = W y, g~ = W g (s~^T y~ = s^T y: the same pairs
+// are kept), and H = W H~ W, S = W S~. So the Gram matrix is taken of
+// (W^-1 s_i, W y_i, W g, z) and the step is W (coefficients . basis): the same single
+// reduction of M (2M + 1) numbers, element-wise weights only. H^0 must not depend on theta
+// (a metric reporting d G^-1 / d theta != 0 is refused): otherwise H would depend on
+// theta_{t-M} and the Gamma term would come back. Without a metric, W = I.
+//
 // Auxiliary arrays of a block (all n x d, same shape as theta), at the start of iteration t
 // (the step that makes theta_t; theta_0 is the initial state):
 //   theta                    = theta_{t-1}, the newest sample (used for predictions);
@@ -64,11 +75,15 @@
 //   chain is off by 70% on the 1-D target of the test.
 //
 // Cost per iteration and block: two gradients (at theta_{t-M} and theta_t, same
-// minibatch), O(M^2 n d) for the Gram part, O(M n d) for the step, O(M^3) for the
-// coefficients (shared), (3M - 3) n d floats of state.
+// minibatch; Alg. 1 needs both), one draw of the noise, O(M^2 n d) for the Gram part,
+// O(M n d) for the step, O(M^3) for the coefficients (shared), (3M - 3) n d floats of state.
+// PreSums keeps z, g (and W) of the block in a per-block workspace for StepWithSums, so the
+// noise (Box-Muller dominates a step) is drawn once; the workspace is a cache keyed by the
+// block and the noise key, never state (StepWithSums redraws on a mismatch).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "carousel/sampler/sampler.hpp"
@@ -78,8 +93,10 @@ namespace carousel {
 class Hamcmc : public Sampler {
  public:
   // memory M in [2, lbfgs::kMaxPairs + 1]; trust lambda >= 0; initial_scale gamma > 0.
+  // initial_metric: H^0 = gamma G^-1 (must not depend on theta); null: H^0 = gamma I.
   // Throws UsageError otherwise.
-  Hamcmc(int memory, double trust, double initial_scale);
+  Hamcmc(int memory, double trust, double initial_scale,
+         std::shared_ptr<const DiagonalMetric> initial_metric = nullptr);
 
   std::string name() const override { return "hamcmc"; }
   int aux_count() const override { return 3 * memory_ - 3; }
@@ -120,9 +137,24 @@ class Hamcmc : public Sampler {
   int s_slot(int i) const { return memory_ - 1 + i; }      // s, oldest first
   int y_slot(int i) const { return 2 * memory_ - 2 + i; }  // y, oldest first
 
+  // What PreSums computed for one block and iteration, reused by StepWithSums.
+  struct Workspace {
+    const BlockState* block = nullptr;  // null: free
+    NoiseKey key{};
+    Matrix z;               // the noise z_t, rounded to float
+    Matrix g;               // grad U~(theta_{t-M})
+    Matrix w;               // sqrt of G^-1 (empty without a metric)
+    Matrix g_inv, d_g_inv;  // the metric's output
+  };
+  Workspace& Prepare(const BlockState& block, const BlockGradient& gradient,
+                     const NoiseKey& noise) const;
+
   int memory_;
   double trust_;
   double initial_scale_;
+  std::shared_ptr<const DiagonalMetric> initial_metric_;
+  // Samplers are const during a step; the workspace is a cache, not state (see above).
+  mutable std::vector<Workspace> workspaces_;
   std::uint64_t steps_ = 0;
   std::uint64_t nonpositive_pairs_ = 0;
 };

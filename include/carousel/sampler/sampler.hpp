@@ -67,7 +67,10 @@ struct SamplerOptions {
   int memory = 2;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
   double trust = 1.0;            // HAMCMC: lambda, y_t += lambda s_t
   double initial_scale = 1.0;    // HAMCMC: gamma, H^0 = gamma I
-  // SGRLD / SGRHMC: the metric G(theta), supplied by the model or the user.
+  // HAMCMC: "identity" (H^0 = gamma I) or "metric" (H^0 = gamma G^-1 with `metric`, which
+  // must not depend on theta; hamcmc.hpp).
+  std::string initial_metric = "identity";
+  // SGRLD / SGRHMC (and HAMCMC's H^0): the metric G(theta), supplied by the model or the user.
   std::shared_ptr<const DiagonalMetric> metric;
 };
 
