@@ -353,8 +353,7 @@ void LdaEngine::Impl::ExchangeColumns(int stratum, int next) {
   std::vector<Message> sends, expected;
   for (const BlockMove& move : plan.sends) {
     ColBlock& block = cols_.at(move.block);
-    sends.push_back(Message{move.peer, move.block,
-                            EncodeDoubles({&block.theta, &block.momentum})});
+    sends.push_back(Message{move.peer, move.block, EncodeDoubles({&block.theta, &block.momentum})});
     cols_.erase(move.block);
   }
   const std::size_t per_entry = HasMomentum(config_.sampler) ? 2 : 1;

@@ -13,13 +13,13 @@ namespace carousel {
 struct LdaConfig {
   int topics = 50;
   double alpha = 0.1;  // document-topic Dirichlet parameter
-  double beta = 0.01;  // topic-word Dirichlet parameter
+  double beta = 0.1;   // topic-word Dirichlet parameter
   SimplexSampler sampler = SimplexSampler::kScir;
   // h_m = h (1 + m / tau)^-kappa (SCIR paper Sec. 4.1), as a (b + m)^-c with
   // a = h tau^kappa, b = tau, c = kappa.
   StepSchedule step;
-  double minibatch = 50;  // documents per iteration (expected number, all row-blocks)
-  int sweeps = 4;         // Gibbs sweeps per minibatch document; the first half is burn-in
+  double minibatch = 1000;  // documents per iteration (expected number, all row-blocks)
+  int sweeps = 4;           // Gibbs sweeps per minibatch document; the first half is burn-in
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;
