@@ -6,6 +6,7 @@
 # Market, CSV with a header line.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_ml100k
 
 T=$TEST_TMP
 # shellcheck disable=SC2034  # read by expect_fail in lib.sh

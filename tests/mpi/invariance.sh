@@ -4,6 +4,7 @@
 # the comparison can fail: another seed, or another --tiles, gives another chain.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_ml100k
 
 T=$TEST_TMP
 # Options can be given once only: --tiles and --seed are added per run.

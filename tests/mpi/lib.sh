@@ -5,7 +5,9 @@
 # Environment (set by ctest, see tests/CMakeLists.txt; give them yourself to run a script
 # standalone):
 #   CAROUSEL_BIN          path of the built carousel binary
-#   CAROUSEL_SHARED_DATA  directory holding ml-100k/u1.base, u1.test, u.data
+#   CAROUSEL_SHARED_DATA  directory holding ml-100k/u1.base, u1.test, u.data (the mf tests)
+#                         and kos/, reuters/ (the lda tests); each script checks for the
+#                         data it uses (require_ml100k, require_lda_data)
 #   MPIEXEC               mpirun / mpiexec (default: mpirun)
 #   CAROUSEL_TEST_TIMEOUT seconds after which one carousel run counts as hung (default 120)
 #   CAROUSEL_KEEP_TMP     set to 1 to keep the temp dir for inspection
@@ -27,8 +29,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_base_warn_component_unused=0
 
 ML100K=$CAROUSEL_SHARED_DATA/ml-100k
+KOS=$CAROUSEL_SHARED_DATA/kos
+REUTERS=$CAROUSEL_SHARED_DATA/reuters
 [[ -x $CAROUSEL_BIN ]] || { echo "FAIL: CAROUSEL_BIN=$CAROUSEL_BIN is not executable" >&2; exit 1; }
-[[ -f $ML100K/u1.base ]] || { echo "FAIL: $ML100K/u1.base not found" >&2; exit 1; }
 command -v "$MPIEXEC" >/dev/null || { echo "FAIL: MPIEXEC=$MPIEXEC not found" >&2; exit 1; }
 CAROUSEL_BIN_REAL=$(readlink -f "$CAROUSEL_BIN")
 
@@ -60,6 +63,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# The shared data sets, checked by the scripts that use them (so that a missing data set
+# fails only the tests that need it).
+require_ml100k() {
+  [[ -f $ML100K/u1.base ]] || fail "$ML100K/u1.base not found"
+}
+require_lda_data() {
+  [[ -f $KOS/docword.kos.txt && -f $KOS/vocab.kos.txt ]] || fail "$KOS/docword.kos.txt or vocab.kos.txt not found"
+  [[ -f $REUTERS/reuters.ldac && -f $REUTERS/reuters.tokens ]] || fail "$REUTERS/reuters.ldac or reuters.tokens not found"
+}
 
 ok() { echo "ok: $*"; }
 fail() {
@@ -237,6 +250,45 @@ same_outputs() {
   [[ $(trace_body "$a/trace.csv" | wc -l) -gt 1 ]] || fail "$what: $a/trace.csv has no rows"
   cmp -s <(trace_body "$a/trace.csv") <(trace_body "$b/trace.csv") ||
     fail "$what: trace.csv differs (ignoring '#' lines and seconds) ($a vs $b)"
+}
+
+# same_lda_outputs A B WHAT : the two `carousel lda` output dirs hold bitwise-identical
+# results: topic_word.npy, and trace.csv, topics.txt, heldout.txt without '#' lines (they
+# record the command and rank count) and without the trace's seconds column.
+same_lda_outputs() {
+  local a=$1 b=$2 what=$3 f
+  [[ -s $a/topic_word.npy && -s $b/topic_word.npy ]] || fail "$what: topic_word.npy missing"
+  cmp -s "$a/topic_word.npy" "$b/topic_word.npy" || fail "$what: topic_word.npy differs ($a vs $b)"
+  for f in topics.txt heldout.txt; do
+    [[ -s $a/$f && -s $b/$f ]] || fail "$what: $f missing"
+    [[ -n $(strip_comments "$a/$f") ]] || fail "$what: $a/$f has only comments"
+    cmp -s <(strip_comments "$a/$f") <(strip_comments "$b/$f") ||
+      fail "$what: $f differs (ignoring '#' lines) ($a vs $b)"
+  done
+  [[ -s $a/trace.csv && -s $b/trace.csv ]] || fail "$what: trace.csv missing"
+  [[ $(trace_body "$a/trace.csv" | wc -l) -gt 1 ]] || fail "$what: $a/trace.csv has no rows"
+  cmp -s <(trace_body "$a/trace.csv") <(trace_body "$b/trace.csv") ||
+    fail "$what: trace.csv differs (ignoring '#' lines and seconds) ($a vs $b)"
+}
+
+# write_uci_corpus FILE D V K TOKENS SEED : a synthetic UCI docword file of D documents
+# over V words drawn from K topics on disjoint word ranges (document d: 90% of its TOKENS
+# tokens from topic d mod K, the rest uniform over the vocabulary).
+write_uci_corpus() {
+  awk -v D="$2" -v V="$3" -v K="$4" -v T="$5" -v seed="$6" 'BEGIN {
+    srand(seed); width = int(V / K); nnz = 0
+    for (d = 1; d <= D; d++) {
+      delete c
+      for (t = 0; t < T; t++) {
+        if (rand() < 0.9) w = ((d - 1) % K) * width + int(rand() * width) + 1
+        else w = int(rand() * V) + 1
+        c[w]++
+      }
+      for (w = 1; w <= V; w++) if (w in c) line[++nnz] = d " " w " " c[w]
+    }
+    print D; print V; print nnz
+    for (i = 1; i <= nnz; i++) print line[i]
+  }' >"$1"
 }
 
 # differ A B : the two files differ.

@@ -5,6 +5,7 @@
 # checkpoints are refused with exit code 5 and a message naming the file.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_ml100k
 
 T=$TEST_TMP
 ITERATIONS=1500

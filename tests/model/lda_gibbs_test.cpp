@@ -1,0 +1,288 @@
+// The per-document Gibbs step of LDA (lda_gibbs.hpp) against its exact target (DESIGN.md
+// section 5, tier 2): with phi fixed, a sweep must leave the document's collapsed
+// posterior over topic assignments
+//   p(z) proportional to prod_i phi_{z_i w_i} * prod_k Gamma(alpha + n_k) / Gamma(alpha)
+// invariant, and each token's draw must be p(z_i = k | rest) proportional to
+// (alpha + n_dk without token i) * phi_kw.
+//
+// Tests, each with a chi-square threshold from the chi-square distribution (p = 1e-4):
+//   - Joint: a 4-token document with K = 3 (81 states). 200000 replicates each start
+//     from an EXACT draw of p(z) (by enumeration) and apply one sweep; if the sweep leaves
+//     p invariant the end states are independent exact draws, so Pearson's chi-square on
+//     the 81 cells is exactly chi^2(80) in the limit, no autocorrelation to correct for.
+//   - Conditional: one token of a longer document swept alone (the others held fixed, as
+//     in a tile) 100000 times against the exact conditional over K = 6 topics, of which
+//     some are absent from the document (smoothing bucket) and one has phi = 0 (never
+//     chosen).
+// Negative controls: the same joint test, run on a plain O(K) copy of the kernel that
+// (a) does not remove the token's own count before drawing, (b) ignores alpha, must
+// reject; the correct plain copy must pass (the harness is not what rejects).
+#include "carousel/model/lda_gibbs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/math/distributions/chi_squared.hpp>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+namespace {
+
+constexpr double kRejectP = 1e-4;  // chi-square tests reject below this p-value
+
+// Sweep signature: words, topics (in/out), n tokens, doc_topic (in/out), view, rng.
+using SweepFn = std::function<void(const std::uint32_t*, std::uint16_t*, std::size_t,
+                                   std::uint32_t*, const TopicWordView&, KeyedStream&)>;
+
+// A view over `words` words from theta (word-major) with per-topic totals over them.
+TopicWordView MakeView(const std::vector<double>& theta, std::size_t words, int topics,
+                       double alpha) {
+  std::vector<double> inverse(static_cast<std::size_t>(topics), 0.0);
+  for (std::size_t w = 0; w < words; ++w)
+    for (int k = 0; k < topics; ++k) inverse[k] += theta[w * topics + k];
+  for (double& v : inverse) v = 1.0 / v;
+  TopicWordView view;
+  view.Assign(theta.data(), words, topics, inverse.data(), alpha);
+  return view;
+}
+
+// The plain O(K) kernel, written from the formula; `variant` breaks it on purpose.
+enum class Variant { kCorrect, kKeepOwnCount, kNoAlpha };
+void PlainSweep(Variant variant, const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+                std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng) {
+  const int K = view.topics;
+  std::vector<double> weight(static_cast<std::size_t>(K));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (variant != Variant::kKeepOwnCount) doc_topic[topic[i]]--;
+    const double* phi = view.Row(word[i]);
+    double total = 0.0;
+    for (int k = 0; k < K; ++k) {
+      const double a = variant == Variant::kNoAlpha ? 0.0 : view.alpha;
+      weight[k] = (a + doc_topic[k]) * phi[k];
+      total += weight[k];
+    }
+    double u = rng.uniform() * total;
+    int chosen = K - 1;
+    for (int k = 0; k < K; ++k) {
+      if (u < weight[k]) {
+        chosen = k;
+        break;
+      }
+      u -= weight[k];
+    }
+    if (variant == Variant::kKeepOwnCount) doc_topic[topic[i]]--;
+    topic[i] = static_cast<std::uint16_t>(chosen);
+    doc_topic[chosen]++;
+  }
+}
+
+SweepFn Plain(Variant v) {
+  return
+      [v](const std::uint32_t* w, std::uint16_t* z, std::size_t n, std::uint32_t* nd,
+          const TopicWordView& view, KeyedStream& rng) { PlainSweep(v, w, z, n, nd, view, rng); };
+}
+
+SweepFn Real(int topics) {
+  auto gibbs = std::make_shared<DocumentGibbs>(topics);  // reused across calls, as in the engine
+  return [gibbs](const std::uint32_t* w, std::uint16_t* z, std::size_t n, std::uint32_t* nd,
+                 const TopicWordView& view,
+                 KeyedStream& rng) { gibbs->Sweep(w, z, n, nd, view, rng, nullptr); };
+}
+
+struct ChiSquare {
+  double statistic = 0.0;
+  double df = 0.0;
+  double p = 1.0;
+};
+
+ChiSquare Pearson(const std::vector<double>& observed, const std::vector<double>& probability,
+                  double n) {
+  ChiSquare c;
+  int cells = 0;
+  for (std::size_t s = 0; s < observed.size(); ++s) {
+    if (probability[s] == 0.0) {
+      EXPECT_EQ(observed[s], 0.0) << "cell " << s << " has probability 0";
+      continue;
+    }
+    const double e = n * probability[s];
+    c.statistic += (observed[s] - e) * (observed[s] - e) / e;
+    cells++;
+  }
+  c.df = cells - 1;
+  c.p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(c.df), c.statistic));
+  return c;
+}
+
+// The 4-token document of the joint test and its exact posterior over the 3^4 states.
+struct JointProblem {
+  static constexpr int K = 3;
+  static constexpr std::size_t n = 4;
+  double alpha = 0.3;
+  std::vector<std::uint32_t> words{0, 2, 2, 1};
+  // theta over 3 words, word-major: each topic prefers another word, none is zero.
+  std::vector<double> theta{5.0, 0.5, 1.0,   // word 0
+                            1.0, 4.0, 0.2,   // word 1
+                            0.3, 1.5, 3.0};  // word 2
+  TopicWordView view = MakeView(theta, 3, K, alpha);
+  std::vector<double> p;  // state s = sum_i z_i 3^i
+
+  JointProblem() {
+    const int states = 81;
+    p.assign(states, 0.0);
+    double total = 0.0;
+    for (int s = 0; s < states; ++s) {
+      std::vector<int> counts(K, 0);
+      double w = 1.0;
+      int rest = s;
+      for (std::size_t i = 0; i < n; ++i, rest /= K) {
+        const int z = rest % K;
+        counts[z]++;
+        w *= view.Row(words[i])[z];
+      }
+      for (int k = 0; k < K; ++k) w *= std::tgamma(alpha + counts[k]) / std::tgamma(alpha);
+      p[s] = w;
+      total += w;
+    }
+    for (double& v : p) v /= total;
+  }
+};
+
+// One sweep from each of `replicates` exact draws; chi-square of the end states.
+ChiSquare JointAfterOneSweep(const SweepFn& sweep, int replicates) {
+  const JointProblem prob;
+  std::vector<double> observed(prob.p.size(), 0.0);
+  for (int r = 0; r < replicates; ++r) {
+    KeyedStream start(17, Purpose::kTest, static_cast<std::uint64_t>(r), 0);
+    double u = start.uniform();
+    std::size_t s = 0;
+    while (s + 1 < prob.p.size() && u >= prob.p[s]) u -= prob.p[s++];
+    std::uint16_t z[JointProblem::n];
+    std::uint32_t counts[JointProblem::K] = {0, 0, 0};
+    for (std::size_t i = 0, rest = s; i < JointProblem::n; ++i, rest /= JointProblem::K) {
+      z[i] = static_cast<std::uint16_t>(rest % JointProblem::K);
+      counts[z[i]]++;
+    }
+    KeyedStream rng(17, Purpose::kTest, static_cast<std::uint64_t>(r), 1);
+    sweep(prob.words.data(), z, JointProblem::n, counts, prob.view, rng);
+    std::size_t end = 0;
+    for (std::size_t i = JointProblem::n; i-- > 0;) end = end * JointProblem::K + z[i];
+    observed[end] += 1.0;
+  }
+  return Pearson(observed, prob.p, replicates);
+}
+
+constexpr int kReplicates = 200000;
+
+TEST(DocumentGibbs, OneSweepLeavesExactJointPosteriorInvariant) {
+  const ChiSquare c = JointAfterOneSweep(Real(JointProblem::K), kReplicates);
+  std::cout << "  DocumentGibbs::Sweep: chi2 = " << c.statistic << " on " << c.df
+            << " df, p = " << c.p << "\n";
+  EXPECT_GT(c.p, kRejectP);
+}
+
+TEST(DocumentGibbs, JointTestAcceptsPlainKernelAndRejectsBrokenOnes) {
+  const ChiSquare good = JointAfterOneSweep(Plain(Variant::kCorrect), kReplicates);
+  const ChiSquare own = JointAfterOneSweep(Plain(Variant::kKeepOwnCount), kReplicates);
+  const ChiSquare no_alpha = JointAfterOneSweep(Plain(Variant::kNoAlpha), kReplicates);
+  std::cout << "  plain correct kernel: chi2 = " << good.statistic << ", p = " << good.p
+            << "\n  own count not removed: chi2 = " << own.statistic << ", p = " << own.p
+            << "\n  alpha ignored: chi2 = " << no_alpha.statistic << ", p = " << no_alpha.p << "\n";
+  EXPECT_GT(good.p, kRejectP);
+  EXPECT_LT(own.p, kRejectP) << "the test cannot see a sweep that keeps the token's own count";
+  EXPECT_LT(no_alpha.p, kRejectP) << "the test cannot see a sweep that ignores alpha";
+}
+
+// One token, the others fixed: its draws against (alpha + n_dk^{-i}) phi_kw over K = 6.
+TEST(DocumentGibbs, SingleTokenDrawsFromExactConditional) {
+  const int K = 6;
+  const double alpha = 0.2;
+  // Two words; word 1 (the swept token's) has phi = 0 in topic 5.
+  std::vector<double> theta(2 * K);
+  for (int k = 0; k < K; ++k) {
+    theta[k] = 1.0 + k;                           // word 0
+    theta[K + k] = k == 5 ? 0.0 : 0.5 + 0.7 * k;  // word 1
+  }
+  const TopicWordView view = MakeView(theta, 2, K, alpha);
+  // Other tokens: topics 0, 0, 0, 2, 5 (topics 1, 3, 4 absent); the swept one last.
+  std::vector<std::uint32_t> words{0, 0, 1, 0, 0, 1};
+  std::vector<std::uint16_t> others{0, 0, 0, 2, 5};
+  std::vector<double> p(K);
+  double total = 0.0;
+  for (int k = 0; k < K; ++k) {
+    double n = 0;
+    for (auto z : others) n += z == k;
+    p[k] = (alpha + n) * view.Row(1)[k];
+    total += p[k];
+  }
+  for (double& v : p) v /= total;
+  ASSERT_EQ(p[5], 0.0);
+
+  DocumentGibbs gibbs(K);
+  const int draws = 100000;
+  std::vector<double> observed(K, 0.0);
+  std::vector<std::uint16_t> topic(others);
+  topic.push_back(1);
+  std::vector<std::uint32_t> counts(K, 0);
+  for (auto z : topic) counts[z]++;
+  KeyedStream rng(23, Purpose::kTest, 0, 0);
+  for (int r = 0; r < draws; ++r) {
+    gibbs.Sweep(words.data() + 5, topic.data() + 5, 1, counts.data(), view, rng, nullptr);
+    observed[topic[5]] += 1.0;
+    for (int k = 0; k < K; ++k) {  // the others' counts are untouched
+      std::uint32_t want = topic[5] == k;
+      for (auto z : others) want += z == k;
+      ASSERT_EQ(counts[k], want);
+    }
+  }
+  const ChiSquare c = Pearson(observed, p, draws);
+  std::cout << "  single token, K = 6: chi2 = " << c.statistic << " on " << c.df
+            << " df, p = " << c.p << "\n";
+  EXPECT_GT(c.p, kRejectP);
+}
+
+// accumulate gets +1 at (word, new topic) per token; doc_topic ends as the counts of the
+// new topics; one uniform per token is consumed.
+TEST(DocumentGibbs, AccumulatesNewTopicsAndConsumesOneUniformPerToken) {
+  const int K = 4;
+  const std::size_t V = 3;
+  std::vector<double> theta{1, 2, 3, 4, 4, 3, 2, 1, 1, 1, 5, 1};
+  const TopicWordView view = MakeView(theta, V, K, 0.5);
+  const std::vector<std::uint32_t> words{2, 0, 1, 1, 2, 0, 0, 2, 1, 2};
+  std::vector<std::uint16_t> topic{0, 1, 2, 3, 0, 1, 2, 3, 0, 1};
+  std::vector<std::uint32_t> counts(K, 0);
+  for (auto z : topic) counts[z]++;
+  std::vector<double> accumulate(V * K, 0.5);
+  DocumentGibbs gibbs(K);
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    KeyedStream rng(31, Purpose::kTest, 0, static_cast<std::uint64_t>(sweep));
+    gibbs.Sweep(words.data(), topic.data(), words.size(), counts.data(), view, rng,
+                accumulate.data());
+    KeyedStream fresh(31, Purpose::kTest, 0, static_cast<std::uint64_t>(sweep));
+    for (std::size_t i = 0; i < words.size(); ++i) fresh.uniform();
+    EXPECT_EQ(rng.uniform(), fresh.uniform()) << "not one uniform per token";
+  }
+  // After the last sweep: accumulate = 0.5 + all three sweeps' (word, topic) counts, which
+  // include the last sweep's end state. Check the totals and the last state's consistency.
+  double added = 0.0;
+  for (double a : accumulate) added += a - 0.5;
+  EXPECT_EQ(added, 3.0 * static_cast<double>(words.size()));
+  std::vector<std::uint32_t> final_counts(K, 0);
+  for (auto z : topic) final_counts[z]++;
+  EXPECT_EQ(counts, final_counts);
+
+  // One more sweep into a fresh array: exactly the end state's (word, topic) counts.
+  std::vector<double> fresh_acc(V * K, 0.0);
+  KeyedStream rng(31, Purpose::kTest, 1, 0);
+  gibbs.Sweep(words.data(), topic.data(), words.size(), counts.data(), view, rng, fresh_acc.data());
+  std::vector<double> want(V * K, 0.0);
+  for (std::size_t i = 0; i < words.size(); ++i) want[words[i] * K + topic[i]] += 1.0;
+  EXPECT_EQ(fresh_acc, want);
+}
+
+}  // namespace
+}  // namespace carousel

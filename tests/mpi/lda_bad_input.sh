@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Bad corpora and options for `carousel lda`, each under `mpirun -np 2`: the job ends
+# within seconds with the documented exit code (README "Exit codes": 2 options, 3 input)
+# and one error message (not one per rank) naming file:line, the file, or the option.
+# Empty documents are not an error: they are skipped and counted. The shared KOS (UCI)
+# and Reuters (LDA-C) corpora are read and run for a few iterations, and a vocabulary of
+# the wrong size for each is refused. (Every parse error of the readers is covered by
+# tests/io/corpus_reader_test.cpp; here one or two of each kind, through the whole job.)
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_lda_data
+
+T=$TEST_TMP
+# shellcheck disable=SC2034  # read by expect_fail in lib.sh
+EXPECT_FAIL_LIMIT=${EXPECT_FAIL_LIMIT_BAD_INPUT:-15}
+SMALL=(--topics 3 --iterations 10 --burn-in 5 --eval-every 5 --quiet)
+
+# expect_message_has WORD... : the last expect_fail message contains every WORD
+# (case-insensitive).
+expect_message_has() {
+  local word
+  for word in "$@"; do
+    grep -qiF -- "$word" <<<"$EXPECT_FAIL_MESSAGE" ||
+      fail "message lacks '$word': $EXPECT_FAIL_MESSAGE"
+  done
+}
+
+# bad_corpus WHERE WORD FILE [ARGS...] : --corpus FILE exits 3 naming WHERE ("file:line:"
+# or "file:") once, with WORD in the message.
+bad_corpus() {
+  local where=$1 word=$2 file=$3
+  shift 3
+  expect_fail_mpi 3 "$where" 2 lda --corpus "$file" "$@" "${SMALL[@]}" --out "$T/out"
+  expect_message_has "$word"
+  ok "$(basename "$file"): exit 3 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+}
+
+# ---------------------------------------------------------------------------------------
+# UCI: D, W, NNZ header lines, then "doc word count" (1-based). Entries start on line 4.
+printf '3\n5\n4\n1 1 2\n1 3 1\n2 2 4\n3 5 1\n' >"$T/good.uci"
+printf '3\n5\n4\n1 1 2\n1 6 1\n2 2 4\n3 5 1\n' >"$T/word-id.uci"
+printf '3\n5\n4\n1 1 2\n1 3 0\n2 2 4\n3 5 1\n' >"$T/count-zero.uci"
+printf '3\n5\n4\n1 1 2\n1 3 -1\n2 2 4\n3 5 1\n' >"$T/count-negative.uci"
+printf '3\n5\n3\n1 1 2\n1 3 1\n2 2 4\n3 5 1\n' >"$T/nnz-small.uci"
+printf '3\n5\n5\n1 1 2\n1 3 1\n2 2 4\n3 5 1\n' >"$T/nnz-large.uci"
+printf '3\n5\n4\n1 1 2\n1 3\n2 2 4\n3 5 1\n' >"$T/fields.uci"
+printf '3\nfive\n4\n1 1 2\n' >"$T/header.uci"
+printf '3\n5\n4\n1 1 2\n4 3 1\n2 2 4\n3 5 1\n' >"$T/doc-id.uci"
+printf 'a\nb\nc\nd\ne\n' >"$T/vocab5.txt"
+printf 'a\nb\nc\nd\n' >"$T/vocab4.txt"
+
+bad_corpus "$T/word-id.uci:5:" "word id 6" "$T/word-id.uci"
+bad_corpus "$T/count-zero.uci:5:" "count 0" "$T/count-zero.uci"
+bad_corpus "$T/count-negative.uci:5:" "negative" "$T/count-negative.uci"
+bad_corpus "$T/nnz-small.uci:7:" "more entries" "$T/nnz-small.uci"
+bad_corpus "$T/nnz-large.uci:" "NNZ" "$T/nnz-large.uci"
+bad_corpus "$T/fields.uci:5:" "malformed" "$T/fields.uci"
+bad_corpus "$T/header.uci:2:" "header" "$T/header.uci"
+bad_corpus "$T/doc-id.uci:5:" "document id 4" "$T/doc-id.uci"
+bad_corpus "$T/missing.uci:" "cannot open" "$T/missing.uci"
+bad_corpus "$T/vocab4.txt:" "W = 5" "$T/good.uci" --vocab "$T/vocab4.txt"
+
+# ---------------------------------------------------------------------------------------
+# LDA-C: "N id:count ..." per document (0-based ids), one document per line.
+printf '2 0:1 2:3\n1 4:2\n2 1:1 3:1\n' >"$T/good.ldac"
+printf '2 0:1 2:3\n1 5:2\n2 1:1 3:1\n' >"$T/word-id.ldac"
+printf '2 0:1 2:3\n3 4:2 1:1\n2 1:1 3:1\n' >"$T/n-mismatch.ldac"
+printf '2 0:1 2:3\n1 4:2\n2 1:1 3\n' >"$T/pair.ldac"
+
+bad_corpus "$T/word-id.ldac:2:" "outside the vocabulary" "$T/word-id.ldac" --vocab "$T/vocab5.txt"
+bad_corpus "$T/n-mismatch.ldac:2:" "N = 3" "$T/n-mismatch.ldac"
+bad_corpus "$T/pair.ldac:3:" "malformed pair" "$T/pair.ldac"
+
+# Nothing to train on: every document empty.
+printf '2\n5\n0\n' >"$T/all-empty.uci"
+bad_corpus "$T/all-empty.uci:" "no training documents" "$T/all-empty.uci"
+
+# ---------------------------------------------------------------------------------------
+# The shared corpora, with a vocabulary one word short: refused, naming the file.
+head -n -1 "$KOS/vocab.kos.txt" >"$T/vocab.kos.short"
+bad_corpus "$T/vocab.kos.short:" "W = " "$KOS/docword.kos.txt" --vocab "$T/vocab.kos.short"
+reuters_words=$(grep -c . "$REUTERS/reuters.tokens")
+head -n 100 "$REUTERS/reuters.tokens" >"$T/reuters.short"
+expect_fail_mpi 3 "$REUTERS/reuters.ldac:" 2 lda --corpus "$REUTERS/reuters.ldac" \
+  --vocab "$T/reuters.short" "${SMALL[@]}" --out "$T/out"
+expect_message_has "outside the vocabulary of 100 words"
+ok "reuters.ldac with 100 of its $reuters_words words: exit 3: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# Bad options: exit 2, naming the option.
+bad_option() {
+  local option=$1
+  shift
+  expect_fail_mpi 2 "$option" 2 lda "$@"
+  ok "$option: exit 2 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+}
+G=(--corpus "$T/good.uci" --out "$T/out" --quiet)
+bad_option --topics "${G[@]}" --topics 0
+bad_option --tiles "${G[@]}" --tiles 3
+bad_option --burn-in "${G[@]}" --iterations 10 --burn-in 10
+bad_option --corpus --out "$T/out" --quiet
+
+# ---------------------------------------------------------------------------------------
+# Empty documents are skipped and counted, not an error: UCI documents 2 and 5 of 6 have
+# no entries; LDA-C lines "0" are empty documents.
+printf '6\n5\n5\n1 1 2\n1 3 1\n3 2 4\n4 5 1\n6 4 3\n' >"$T/empty-docs.uci"
+printf '2 0:1 2:3\n0\n1 4:2\n0\n2 1:1 3:1\n' >"$T/empty-docs.ldac"
+for f in empty-docs.uci empty-docs.ldac; do
+  run_ok "$f" 2 lda --corpus "$T/$f" --topics 2 --iterations 10 --burn-in 5 --eval-every 5 \
+    --test-fraction 0 --quiet --out "$T/out-$f"
+  grep -q ', 2 empty documents skipped;' "$T/$f.log" ||
+    { show_log "$T/$f.log"; fail "$f: the summary does not say '2 empty documents skipped'"; }
+  grep -qx '# empty_documents_skipped: 2' "$T/out-$f/trace.csv" ||
+    fail "$f: trace.csv does not record '# empty_documents_skipped: 2'"
+  ok "$f: exit 0, 2 empty documents skipped and counted (summary and trace.csv)"
+done
+
+# The shared corpora are read and run (a few iterations, 2 ranks).
+run_ok kos 2 lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 10 \
+  --minibatch 100 --iterations 4 --burn-in 2 --eval-every 4 --eval-sweeps 2 --quiet --out "$T/kos"
+grep -q 'carousel lda: 4 iterations on 2 rank(s)' "$T/kos.log" || { show_log "$T/kos.log"; fail "kos: no summary"; }
+grep -qx '# documents: 3430' "$T/kos/trace.csv" || fail "kos: trace.csv does not record 3430 documents"
+ok "KOS (UCI, 3430 documents) with its vocabulary: exit 0"
+run_ok reuters 2 lda --corpus "$REUTERS/reuters.ldac" --vocab "$REUTERS/reuters.tokens" \
+  --topics 10 --iterations 4 --burn-in 2 --eval-every 4 --eval-sweeps 2 --quiet --out "$T/reuters"
+grep -q 'carousel lda: 4 iterations on 2 rank(s)' "$T/reuters.log" ||
+  { show_log "$T/reuters.log"; fail "reuters: no summary"; }
+grep -qx '# documents: 395' "$T/reuters/trace.csv" || fail "reuters: trace.csv does not record 395 documents"
+ok "Reuters (LDA-C, 395 documents) with its vocabulary: exit 0"

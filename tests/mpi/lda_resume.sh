@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Killed and resumed `carousel lda` runs (DESIGN.md section 4): a run killed with SIGKILL
+# mid-run, or stopped with SIGTERM (exit 7 after a checkpoint), and resumed on another rank
+# count dividing --tiles ends with outputs bitwise identical to an uninterrupted run
+# (topic_word.npy, and trace.csv, topics.txt, heldout.txt without '#' lines and seconds).
+# A checkpoint of another corpus is refused with exit 5.
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+T=$TEST_TMP
+ITERATIONS=400
+# A synthetic corpus big enough for a run of a few seconds, so it can be interrupted; the
+# interruptions come after the burn-in, so the posterior sums (phi, held-out predictions)
+# are part of the restored state.
+write_uci_corpus "$T/docword.txt" 2000 500 20 100 5
+RUN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7
+  --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4
+  --checkpoint-every 40 --quiet)
+
+latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
+
+# wait_for_iteration DIR IT BG_PID : polls until DIR's latest checkpoint is of iteration IT
+# or later (only the last 2 checkpoints are kept, so counting them does not do).
+wait_for_iteration() {
+  local dir=$1 want=$2 pid=$3 start=$SECONDS latest
+  while :; do
+    latest=$(latest_checkpoint "$dir")
+    [[ -n $latest ]] && (($(checkpoint_iteration "$latest") >= want)) && return 0
+    alive "$pid" || fail "run writing $dir ended before a checkpoint of iteration $want"
+    ((SECONDS - start < 60)) || fail "no checkpoint of iteration $want under $dir after 60s"
+    sleep 0.02
+  done
+}
+
+# ---------------------------------------------------------------------------------------
+# The uninterrupted reference run.
+run_ok ref 2 lda "${RUN[@]}" --out "$T/ref"
+ok "uninterrupted reference run on 2 ranks"
+
+# ---------------------------------------------------------------------------------------
+# (a) kill -9 of mpirun and every rank mid-run, then --resume on 4 ranks.
+start_mpi "$T/killed.log" 2 lda "${RUN[@]}" --out "$T/killed"
+wait_for_iteration "$T/killed" 120 "$BG_PID"
+sleep 0.1 # land between two checkpoints
+kill9_run "$T/killed" "$BG_PID"
+[[ $BG_RC != 0 ]] || fail "the run to be killed had already finished; lengthen it"
+[[ ! -e $T/killed/topic_word.npy ]] || fail "the killed run wrote its final outputs"
+[[ -z $(rank_pids "$T/killed") ]] || fail "ranks of the killed run still alive"
+ckpt=$(latest_checkpoint "$T/killed")
+it=$(checkpoint_iteration "$ckpt")
+((it > 40 && it < ITERATIONS)) || fail "the killed run's last checkpoint is at iteration $it"
+ok "killed with SIGKILL (exit $BG_RC) after the checkpoint of iteration $it"
+
+run_ok resume-killed-p4 4 lda --resume "$T/killed"
+same_lda_outputs "$T/ref" "$T/killed" "resume after kill -9 on 4 ranks"
+ok "resume (checkpoint of 2 ranks) on 4 ranks: outputs identical to the uninterrupted run"
+
+# ---------------------------------------------------------------------------------------
+# (b) SIGTERM to the ranks: a checkpoint and exit 7; --resume on 1 rank finishes the chain.
+start_mpi "$T/term.log" 2 lda "${RUN[@]}" --out "$T/term"
+wait_for_iteration "$T/term" 80 "$BG_PID"
+mapfile -t ranks < <(rank_pids "$T/term")
+[[ ${#ranks[@]} == 2 ]] || fail "expected 2 ranks of the SIGTERM run, found: ${ranks[*]}"
+kill -TERM "${ranks[@]}"
+wait_bg "$BG_PID"
+[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM to the ranks: exit $BG_RC, expected 7"; }
+count=$(grep -c 'stopped by SIGTERM' "$T/term.log" || true)
+[[ $count == 1 ]] || { show_log "$T/term.log"; fail "SIGTERM: $count 'stopped by SIGTERM' messages, expected 1"; }
+stopped=$(sed -n 's/.*stopped by SIGTERM at iteration \([0-9]*\).*/\1/p' "$T/term.log")
+ckpt=$(latest_checkpoint "$T/term")
+[[ -n $stopped && $(checkpoint_iteration "$ckpt") == "$stopped" ]] ||
+  fail "SIGTERM: stopped at iteration '$stopped' but the latest checkpoint is $ckpt"
+((stopped > 40 && stopped < ITERATIONS)) || fail "SIGTERM: stopped at iteration $stopped"
+[[ ! -e $T/term/topic_word.npy ]] || fail "SIGTERM: the stopped run wrote final outputs"
+ok "SIGTERM to the ranks: exit 7 after a checkpoint at iteration $stopped, one message"
+cp -a "$T/term" "$T/term3"
+run_ok resume-term-p1 1 lda --resume "$T/term"
+same_lda_outputs "$T/ref" "$T/term" "resume after SIGTERM on 1 rank"
+ok "resume after SIGTERM on 1 rank: outputs identical to the uninterrupted run"
+
+# ---------------------------------------------------------------------------------------
+# (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
+# (exit 5, naming what differs).
+expect_fail_mpi 2 "--tiles" 3 lda --resume "$T/term3"
+ok "resume on 3 ranks of a --tiles 4 run is refused with exit 2: $EXPECT_FAIL_MESSAGE"
+# (The fingerprint holds the corpus's sizes, as for mf: a corpus of other sizes.)
+write_uci_corpus "$T/docword.txt" 2100 500 20 100 5
+expect_fail_mpi 5 "does not match" 2 lda --resume "$T/term3"
+ok "resume with a changed corpus is refused with exit 5: $EXPECT_FAIL_MESSAGE"
