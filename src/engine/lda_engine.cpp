@@ -15,6 +15,7 @@
 
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_rotation.hpp"
+#include "carousel/io/checkpoint_file.hpp"
 #include "carousel/model/lda_gibbs.hpp"
 #include "carousel/model/lda_tokens.hpp"
 #include "carousel/util/byte_buffer.hpp"
@@ -497,6 +498,9 @@ std::string LdaEngine::Impl::Fingerprint() const {
   std::ostringstream s;
   s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
     << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
+    << " data_crc=" << std::hex << (io::Crc64Of(corpus_.doc_start) ^ io::Crc64Of(corpus_.word) ^
+                                    io::Crc64Of(corpus_.count))
+    << std::dec
     << " tiles=" << B() << " topics=" << config_.topics
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
   return s.str();

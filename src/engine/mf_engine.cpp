@@ -15,6 +15,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_codec.hpp"
 #include "carousel/engine/block_rotation.hpp"
+#include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 
@@ -263,6 +264,8 @@ std::string MfEngine::Impl::Fingerprint() const {
   std::ostringstream s;
   s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
     << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
+    << " data_crc=" << std::hex
+    << (io::Crc64Of(problem_.train.entries) ^ io::Crc64Of(problem_.test)) << std::dec
     << " tiles=" << B() << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   return s.str();

@@ -83,7 +83,16 @@ ok "resume after SIGTERM on 1 rank: outputs identical to the uninterrupted run"
 # (exit 5, naming what differs).
 expect_fail_mpi 2 "--tiles" 3 lda --resume "$T/term3"
 ok "resume on 3 ranks of a --tiles 4 run is refused with exit 2: $EXPECT_FAIL_MESSAGE"
-# (The fingerprint holds the corpus's sizes, as for mf: a corpus of other sizes.)
+# The fingerprint holds the corpus's sizes and a checksum of its contents: first the same
+# sizes with two counts swapped between documents, then a corpus of other sizes.
+awk 'NR <= 3 { print; next }
+  !a { a = NR; ca = $3; print; next }
+  !b && $3 != ca { b = NR; $3 = ca; print; next }
+  { print }' "$T/docword.txt" >"$T/swapped.txt"
+count_b=$(awk -v ca="$(awk 'NR == 4 { print $3 }' "$T/docword.txt")" 'NR > 4 && $3 != ca { print $3; exit }' "$T/docword.txt")
+awk -v cb="$count_b" 'NR == 4 { $3 = cb } { print }' "$T/swapped.txt" >"$T/docword.txt"
+expect_fail_mpi 5 "does not match" 2 lda --resume "$T/term3"
+ok "resume with the same-size corpus, two counts swapped, is refused with exit 5: $EXPECT_FAIL_MESSAGE"
 write_uci_corpus "$T/docword.txt" 2100 500 20 100 5
 expect_fail_mpi 5 "does not match" 2 lda --resume "$T/term3"
 ok "resume with a changed corpus is refused with exit 5: $EXPECT_FAIL_MESSAGE"
