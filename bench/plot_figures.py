@@ -104,7 +104,7 @@ def scir_fig2(path, out):
     (metric, case); every seed as a dot, the mean over seeds as a line with +-1 sd bars."""
     rows = list(csv.DictReader(open(path)))
     metrics = [m for m in ("component5", "mean_all") if any(r["metric"] == m for r in rows)]
-    cases = [c for c in ("sparse", "dense") if any(r["case"] == c for r in rows)]
+    cases = [c for c in ("sparse", "dense", "dense1000") if any(r["case"] == c for r in rows)]
     titles = {"component5": "KS of omega_5", "mean_all": "mean KS over the 10 components"}
     fig, axes = plt.subplots(len(metrics), len(cases), figsize=(5.5 * len(cases), 4 * len(metrics)),
                              squeeze=False)

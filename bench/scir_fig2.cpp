@@ -7,7 +7,8 @@
 // estimates and the exact sampler):
 // - d = 10, N = 1000, alpha = 0.1; sparse counts (800, 100, 100, 0, ..., 0) (Sec. 1.3),
 //   dense counts 100 per component ("allocates 1000 datapoints equally to each component",
-//   Sec. 2.2, read as N = 1000 in total, the harness's DenseProblem()).
+//   Sec. 2.2, read as N = 1000 in total, the harness's DenseProblem()), and "dense1000"
+//   with 1000 per component, the other reading (and the one issue #4 names).
 // - Minibatch proportions 0.001 ... 0.5 (Sec. 2.2: "varied from 0.001 to 0.5"), i.e.
 //   n = 1 ... 500 observations drawn with replacement per iteration.
 // - "1000 iterations" per run (Sec. 2.2) after 1000 of burn-in (as for Fig. 1, Sec. 1.3),
@@ -172,9 +173,10 @@ int main(int argc, char** argv) {
   std::printf("KS 0.99 critical value (1000 vs 1000 independent draws): %.4f\n", crit);
   std::printf("%-6s %-10s %-6s %6s %4s %7s %7s %7s %7s %7s\n", "case", "metric", "sampler", "prop",
               "n", "step", "mean", "sd", "min", "max");
-  for (const std::string name : {"sparse", "dense"}) {
-    dirichlet::Problem problem =
-        name == "sparse" ? dirichlet::SparseProblem() : dirichlet::DenseProblem();
+  for (const std::string name : {"sparse", "dense", "dense1000"}) {
+    dirichlet::Problem problem = name == "sparse"  ? dirichlet::SparseProblem()
+                                 : name == "dense" ? dirichlet::DenseProblem()
+                                                   : dirichlet::DenseProblemWithCounts(1000);
     for (const Metric metric : {Metric::kFifth, Metric::kMeanAll}) {
       // The exact sampler's baseline (independent of the minibatch), one row per seed.
       std::vector<double> exact;
