@@ -287,13 +287,13 @@ bool LdaEngine::Impl::Step(std::uint64_t t) {
       std::min(1.0, config_.minibatch / static_cast<double>(survey_.counts.train_documents));
 
   // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block.
-  std::map<int, std::vector<double>> nbar;  // by column block
+  std::map<int, std::vector<std::uint32_t>> nbar;  // by column block: kept-sweep counts
   for (RowBlock& rb : rows_) {
     const int j = grid_.ColBlockInStratum(rb.id, stratum);
     view_.Assign(cols_.at(j).theta.data(), Words(j), config_.topics, inverse_total.data(),
                  config_.alpha);
-    std::vector<double>& counts = nbar[j];
-    counts.assign(Words(j) * K(), 0.0);
+    std::vector<std::uint32_t>& counts = nbar[j];
+    counts.assign(Words(j) * K(), 0);
     TopicTokens& train = rb.tokens.train;
     const auto gibbs_start = std::chrono::steady_clock::now();
     for (std::size_t d : SelectMinibatch(rb, t)) {
@@ -498,10 +498,9 @@ std::string LdaEngine::Impl::Fingerprint() const {
   std::ostringstream s;
   s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
     << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
-    << " data_crc=" << std::hex << (io::Crc64Of(corpus_.doc_start) ^ io::Crc64Of(corpus_.word) ^
-                                    io::Crc64Of(corpus_.count))
-    << std::dec
-    << " tiles=" << B() << " topics=" << config_.topics
+    << " data_crc=" << std::hex
+    << (io::Crc64Of(corpus_.doc_start) ^ io::Crc64Of(corpus_.word) ^ io::Crc64Of(corpus_.count))
+    << std::dec << " tiles=" << B() << " topics=" << config_.topics
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
   return s.str();
 }

@@ -28,7 +28,7 @@ void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
 DocumentGibbs::DocumentGibbs(int topics)
     : topics_(topics),
       position_(static_cast<std::size_t>(topics), -1),
-      cumulative_(static_cast<std::size_t>(topics)) {
+      weight_(static_cast<std::size_t>(topics)) {
   present_.reserve(static_cast<std::size_t>(topics));
 }
 
@@ -52,7 +52,7 @@ void DocumentGibbs::Remove(std::uint32_t* doc_topic, int k) {
 
 void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
-                          double* accumulate) {
+                          std::uint32_t* accumulate) {
   for (int k : present_) position_[k] = -1;
   present_.clear();
   for (int k = 0; k < topics_; ++k)
@@ -62,23 +62,48 @@ void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::
     }
   const auto K = static_cast<std::size_t>(topics_);
   for (std::size_t i = 0; i < n; ++i) {
+    if (i + 1 < n) {  // the next token's phi row is a likely cache miss: start loading it
+      const char* next = reinterpret_cast<const char*>(view.Row(word[i + 1]));
+      for (std::size_t b = 0; b < K * sizeof(double); b += 64) __builtin_prefetch(next + b);
+      if (accumulate) {
+        const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
+        for (std::size_t b = 0; b < K * sizeof(std::uint32_t); b += 64)
+          __builtin_prefetch(row + b, 1);
+      }
+    }
     Remove(doc_topic, topic[i]);
     const double* phi = view.Row(word[i]);
-    double document_mass = 0.0;
+    // Document-bucket weights n_dk phi_kw, summed in four lanes (a fixed order, so every
+    // rank gets the same total) instead of one serial chain of additions.
     const std::size_t present = present_.size();
-    for (std::size_t p = 0; p < present; ++p) {
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
+    std::size_t p = 0;
+    for (; p + 4 <= present; p += 4)
+      for (std::size_t l = 0; l < 4; ++l) {
+        const int k = present_[p + l];
+        weight_[p + l] = static_cast<double>(doc_topic[k]) * phi[k];
+        lane[l] += weight_[p + l];
+      }
+    for (std::size_t l = 0; p < present; ++p, ++l) {
       const int k = present_[p];
-      document_mass += static_cast<double>(doc_topic[k]) * phi[k];
-      cumulative_[p] = document_mass;
+      weight_[p] = static_cast<double>(doc_topic[k]) * phi[k];
+      lane[l] += weight_[p];
     }
+    const double document_mass = (lane[0] + lane[1]) + (lane[2] + lane[3]);
     double u = rng.uniform() * (document_mass + view.smoothing[word[i]]);
     int chosen = -1;
     if (u < document_mass) {
-      for (std::size_t p = 0; p < present; ++p)
-        if (u < cumulative_[p]) {
-          chosen = present_[p];
+      // Scan until the running sum passes u (about half the list on average); rounding
+      // that leaves the running sum just below document_mass falls to the last topic.
+      chosen = present_[present - 1];
+      double c = 0.0;
+      for (std::size_t q = 0; q < present; ++q) {
+        c += weight_[q];
+        if (u < c) {
+          chosen = present_[q];
           break;
         }
+      }
     } else {
       u = (u - document_mass) / view.alpha;
       double c = 0.0;
@@ -91,7 +116,7 @@ void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
     topic[i] = static_cast<std::uint16_t>(chosen);
     Add(doc_topic, chosen);
-    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen] += 1.0;
+    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
   }
 }
 

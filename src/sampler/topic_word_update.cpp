@@ -29,7 +29,7 @@ const char* SimplexSamplerName(SimplexSampler sampler) {
 }
 
 bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint32_t>& word_ids,
-                          const double* nbar, double* theta, double* momentum,
+                          const std::uint32_t* counts, double* theta, double* momentum,
                           double* block_total) {
   const auto K = static_cast<std::size_t>(step.topics);
   std::vector<double> pull;
@@ -43,7 +43,7 @@ bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint
   for (std::size_t w = 0; w < word_ids.size(); ++w) {
     KeyedStream rng(step.seed, Purpose::kNoiseCol, word_ids[w], step.iteration);
     double* t = theta + w * K;
-    const double* n = nbar + w * K;
+    const std::uint32_t* n = counts + w * K;
     for (std::size_t k = 0; k < K; ++k) {
       const double count_hat = step.scale * n[k];
       switch (step.sampler) {

@@ -256,7 +256,7 @@ TEST(DocumentGibbs, AccumulatesNewTopicsAndConsumesOneUniformPerToken) {
   std::vector<std::uint16_t> topic{0, 1, 2, 3, 0, 1, 2, 3, 0, 1};
   std::vector<std::uint32_t> counts(K, 0);
   for (auto z : topic) counts[z]++;
-  std::vector<double> accumulate(V * K, 0.5);
+  std::vector<std::uint32_t> accumulate(V * K, 1);
   DocumentGibbs gibbs(K);
   for (int sweep = 0; sweep < 3; ++sweep) {
     KeyedStream rng(31, Purpose::kTest, 0, static_cast<std::uint64_t>(sweep));
@@ -266,21 +266,21 @@ TEST(DocumentGibbs, AccumulatesNewTopicsAndConsumesOneUniformPerToken) {
     for (std::size_t i = 0; i < words.size(); ++i) fresh.uniform();
     EXPECT_EQ(rng.uniform(), fresh.uniform()) << "not one uniform per token";
   }
-  // After the last sweep: accumulate = 0.5 + all three sweeps' (word, topic) counts, which
+  // After the last sweep: accumulate = 1 + all three sweeps' (word, topic) counts, which
   // include the last sweep's end state. Check the totals and the last state's consistency.
-  double added = 0.0;
-  for (double a : accumulate) added += a - 0.5;
-  EXPECT_EQ(added, 3.0 * static_cast<double>(words.size()));
+  std::size_t added = 0;
+  for (std::uint32_t a : accumulate) added += a - 1;
+  EXPECT_EQ(added, 3 * words.size());
   std::vector<std::uint32_t> final_counts(K, 0);
   for (auto z : topic) final_counts[z]++;
   EXPECT_EQ(counts, final_counts);
 
   // One more sweep into a fresh array: exactly the end state's (word, topic) counts.
-  std::vector<double> fresh_acc(V * K, 0.0);
+  std::vector<std::uint32_t> fresh_acc(V * K, 0);
   KeyedStream rng(31, Purpose::kTest, 1, 0);
   gibbs.Sweep(words.data(), topic.data(), words.size(), counts.data(), view, rng, fresh_acc.data());
-  std::vector<double> want(V * K, 0.0);
-  for (std::size_t i = 0; i < words.size(); ++i) want[words[i] * K + topic[i]] += 1.0;
+  std::vector<std::uint32_t> want(V * K, 0);
+  for (std::size_t i = 0; i < words.size(); ++i) want[words[i] * K + topic[i]]++;
   EXPECT_EQ(fresh_acc, want);
 }
 

@@ -45,16 +45,16 @@ class DocumentGibbs {
   // then adds 1 to accumulate[word * K + new topic].
   void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
-             double* accumulate);
+             std::uint32_t* accumulate);
 
  private:
   void Add(std::uint32_t* doc_topic, int k);
   void Remove(std::uint32_t* doc_topic, int k);
 
   int topics_;
-  std::vector<int> present_;   // topics with n_dk > 0, in the order they appeared
-  std::vector<int> position_;  // index of each topic in present_, or -1
-  std::vector<double> cumulative_;
+  std::vector<int> present_;    // topics with n_dk > 0, in the order they appeared
+  std::vector<int> position_;   // index of each topic in present_, or -1
+  std::vector<double> weight_;  // document-bucket weight of each present topic
 };
 
 }  // namespace carousel

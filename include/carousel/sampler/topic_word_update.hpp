@@ -50,10 +50,12 @@ struct TopicWordStep {
 };
 
 // Updates `words` x K entries of theta (and momentum for sgrhmc) given the minibatch
-// counts nbar (same layout); word_ids maps block rows to global word ids. Adds each
+// counts (same layout; summed over the kept Gibbs sweeps, whose number `scale` divides
+// by); word_ids maps block rows to global word ids. Adds each
 // topic's new block total to block_total[k] (K entries, zeroed by the caller). Returns
 // false if a value became NaN or infinite (the caller stops the run collectively).
 bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint32_t>& word_ids,
-                          const double* nbar, double* theta, double* momentum, double* block_total);
+                          const std::uint32_t* counts, double* theta, double* momentum,
+                          double* block_total);
 
 }  // namespace carousel
