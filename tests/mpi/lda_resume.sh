@@ -8,14 +8,15 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 T=$TEST_TMP
-ITERATIONS=400
-# A synthetic corpus big enough for a run of a few seconds, so it can be interrupted; the
+ITERATIONS=1500
+# A synthetic corpus and enough iterations for a run of a few seconds (about 2 s on 2 idle
+# cores), so it can be interrupted with a wide margin even on a loaded machine; the
 # interruptions come after the burn-in, so the posterior sums (phi, held-out predictions)
 # are part of the restored state.
 write_uci_corpus "$T/docword.txt" 2000 500 20 100 5
 RUN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7
   --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4
-  --checkpoint-every 40 --quiet)
+  --checkpoint-every 100 --quiet)
 
 latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
 
@@ -40,7 +41,7 @@ ok "uninterrupted reference run on 2 ranks"
 # ---------------------------------------------------------------------------------------
 # (a) kill -9 of mpirun and every rank mid-run, then --resume on 4 ranks.
 start_mpi "$T/killed.log" 2 lda "${RUN[@]}" --out "$T/killed"
-wait_for_iteration "$T/killed" 120 "$BG_PID"
+wait_for_iteration "$T/killed" 300 "$BG_PID"
 sleep 0.1 # land between two checkpoints
 kill9_run "$T/killed" "$BG_PID"
 [[ $BG_RC != 0 ]] || fail "the run to be killed had already finished; lengthen it"
@@ -58,7 +59,7 @@ ok "resume (checkpoint of 2 ranks) on 4 ranks: outputs identical to the uninterr
 # ---------------------------------------------------------------------------------------
 # (b) SIGTERM to the ranks: a checkpoint and exit 7; --resume on 1 rank finishes the chain.
 start_mpi "$T/term.log" 2 lda "${RUN[@]}" --out "$T/term"
-wait_for_iteration "$T/term" 80 "$BG_PID"
+wait_for_iteration "$T/term" 200 "$BG_PID"
 mapfile -t ranks < <(rank_pids "$T/term")
 [[ ${#ranks[@]} == 2 ]] || fail "expected 2 ranks of the SIGTERM run, found: ${ranks[*]}"
 kill -TERM "${ranks[@]}"
