@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # LDA benchmark on KOS with K = 50 (issue #4), every method on the same 90/10
 # document-completion split (carousel's heldout.txt is handed to gensim):
-#   - held-out perplexity vs seconds for carousel's SCIR, SGRLD and SGRHMC on one process,
-#     SCIR on two, and gensim's online-VB LdaModel (alpha = eta = 1/K) on one core;
+#   - held-out perplexity vs seconds for carousel's SCIR, SGRLD and SGRHMC on one process
+#     (default options), SCIR on two (2000 documents per iteration, see below), and
+#     gensim's online-VB LdaModel (alpha = eta = 1/K) on one core;
 #   - the time SCIR needs to reach gensim's final perplexity, and the ratio to gensim's time;
 #   - Gibbs throughput (token visits per second per process) and the communication share
 #     at P = 2, from carousel's closing summary.
@@ -34,7 +35,9 @@ run() {  # name ranks [options...]
 run scir-p1 1 --sampler scir
 run sgrld-p1 1 --sampler sgrld
 run sgrhmc-p1 1 --sampler sgrhmc
-run scir-p2 2 --sampler scir --tiles 2
+# A tile holds 1/B of each document's words, so at B = 2 an iteration of 2000 documents
+# sweeps as many tokens as one of 1000 documents at B = 1, in half the time per rank.
+run scir-p2 2 --sampler scir --tiles 2 --minibatch 2000
 
 echo "gensim ..." >&2
 $py "$root/bench/lda_gensim.py" "$data" --heldout "$out/scir-p1/heldout.txt" --topics 50 \
