@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -94,6 +95,19 @@ std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
 
 std::string CheckpointDir(const std::string& out) {
   return out + "/checkpoints";
+}
+
+std::string ReadLatestCheckpoint(const std::string& resume_dir) {
+  const auto latest = io::LatestCheckpoint(CheckpointDir(resume_dir));
+  if (!latest) throw CheckpointError(CheckpointDir(resume_dir), "no checkpoint to resume from");
+  return io::ReadCheckpoint(*latest);
+}
+
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out) {
+  if (rank == 0)
+    std::fprintf(stderr, "carousel: stopped by SIGTERM at iteration %llu; checkpoint in %s\n",
+                 static_cast<unsigned long long>(iteration), CheckpointDir(out).c_str());
+  return static_cast<int>(ExitCode::kInterrupted);
 }
 
 namespace {

@@ -188,10 +188,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   std::string resume_payload;
   if (!options.resume.empty()) {
     RunCollectively(comm, [&] {
-      const auto latest = io::LatestCheckpoint(CheckpointDir(options.resume));
-      if (!latest)
-        throw CheckpointError(CheckpointDir(options.resume), "no checkpoint to resume from");
-      resume_payload = io::ReadCheckpoint(*latest);
+      resume_payload = ReadLatestCheckpoint(options.resume);
       const auto stored = UnpackArgs(MfEngine::CheckpointExtra(resume_payload));
       options = Parse(ResumedArgs(stored, options.resume, args));
     });
@@ -256,13 +253,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
   progress.Finish();
-  if (!finished) {
-    if (comm.rank() == 0)
-      std::fprintf(stderr, "carousel: stopped by SIGTERM at iteration %llu; checkpoint in %s\n",
-                   static_cast<unsigned long long>(engine->iteration()),
-                   CheckpointDir(options.out).c_str());
-    return static_cast<int>(ExitCode::kInterrupted);
-  }
+  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.out);
 
   const MfPosterior posterior = engine->Posterior();
   const double run_seconds = engine->seconds_running();

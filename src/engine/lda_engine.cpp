@@ -15,6 +15,7 @@
 
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_rotation.hpp"
+#include "carousel/engine/iteration_control.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/model/lda_gibbs.hpp"
 #include "carousel/model/lda_tokens.hpp"
@@ -88,8 +89,6 @@ struct SavedState {
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
-
-enum RequestBits : int { kRequestCheckpoint = 1, kRequestStop = 2, kDivergedBit = 4 };
 
 // The problem's sizes and the training tokens of each stratum (for the size-weighted
 // random schedule), from the whole corpus: the same on every rank.
@@ -516,29 +515,17 @@ bool LdaEngine::Impl::Run(const LdaCallbacks& callbacks) {
     }
     if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
 
-    // One tiny collective per iteration carries signals and divergence to every rank.
-    const int local = callbacks.requests() | (finite ? 0 : kDivergedBit);
-    const std::vector<int> flags = comm_.AllGatherInt(local);
-    int all = 0;
-    for (int f : flags) all |= f;
-    if (all & kDivergedBit) {
-      const int first = static_cast<int>(
-          std::find_if(flags.begin(), flags.end(), [](int f) { return f & kDivergedBit; }) -
-          flags.begin());
-      throw Error(ExitCode::kDiverged,
-                  "the chain diverged at iteration " + std::to_string(iteration_) +
-                      ": NaN or infinity in the topic-word parameters. Reduce --step (now " +
-                      std::to_string(config_.step.At(t)) +
-                      ") or use --sampler scir, which has no discretisation error")
-          .SetCollective(comm_.rank() != first);
-    }
-    const bool periodic =
-        config_.checkpoint_every > 0 && iteration_ % config_.checkpoint_every == 0;
-    if (periodic || (all & (kRequestCheckpoint | kRequestStop))) {
+    const IterationVerdict verdict = AgreeAfterIteration(
+        comm_, callbacks.requests(), finite, iteration_, config_.checkpoint_every, [&] {
+          return std::string("NaN or infinity in the topic-word parameters. Reduce --step (now " +
+                             std::to_string(config_.step.At(t)) +
+                             ") or use --sampler scir, which has no discretisation error");
+        });
+    if (verdict.checkpoint) {
       const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
       if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
     }
-    if (all & kRequestStop) return false;
+    if (verdict.stop) return false;
   }
   return true;
 }

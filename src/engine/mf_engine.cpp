@@ -15,6 +15,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_codec.hpp"
 #include "carousel/engine/block_rotation.hpp"
+#include "carousel/engine/iteration_control.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -283,29 +284,17 @@ bool MfEngine::Impl::Run(const MfCallbacks& callbacks) {
     }
     if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
 
-    // One tiny collective per iteration carries signals and divergence to every rank.
-    const int local = callbacks.requests() | (AllFinite() ? 0 : kDivergedBit);
-    const std::vector<int> flags = comm_.AllGatherInt(local);
-    int all = 0;
-    for (int f : flags) all |= f;
-    if (all & kDivergedBit) {
-      const int first = static_cast<int>(
-          std::find_if(flags.begin(), flags.end(), [](int f) { return f & kDivergedBit; }) -
-          flags.begin());
-      throw Error(ExitCode::kDiverged,
-                  "the chain diverged at iteration " + std::to_string(iteration_) +
-                      ": NaN or infinity in the factors. Reduce --step (now " +
-                      std::to_string(config_.step.At(t)) +
-                      ") or use --sampler psgld, whose preconditioner adapts the step")
-          .SetCollective(comm_.rank() != first);
-    }
-    const bool periodic =
-        config_.checkpoint_every > 0 && iteration_ % config_.checkpoint_every == 0;
-    if (periodic || (all & (kRequestCheckpoint | kRequestStop))) {
+    const IterationVerdict verdict = AgreeAfterIteration(
+        comm_, callbacks.requests(), AllFinite(), iteration_, config_.checkpoint_every, [&] {
+          return std::string("NaN or infinity in the factors. Reduce --step (now " +
+                             std::to_string(config_.step.At(t)) +
+                             ") or use --sampler psgld, whose preconditioner adapts the step");
+        });
+    if (verdict.checkpoint) {
       const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
       if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
     }
-    if (all & kRequestStop) return false;
+    if (verdict.stop) return false;
   }
   return true;
 }

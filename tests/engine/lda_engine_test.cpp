@@ -48,7 +48,6 @@ namespace carousel {
 namespace {
 
 constexpr double kZ = 4.0;
-constexpr int kRequestStop = 2;  // LdaCallbacks::requests bit 1
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();

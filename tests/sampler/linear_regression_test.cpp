@@ -134,7 +134,9 @@ TEST(LinearRegression, Sgld) {
     // The O(eps) bias is real: at D = 100, where it is large in every direction, the plain
     // estimate at eps fails the same check. (At D = 2 and 10 it sits mostly in the stiff
     // directions, whose variances are small next to the covariance entries' errors.)
-    if (c.dim == 100) EXPECT_GT(check.coarse.max_z_cov, check.z_limit) << check.Report();
+    if (c.dim == 100) {
+      EXPECT_GT(check.coarse.max_z_cov, check.z_limit) << check.Report();
+    }
   }
 }
 

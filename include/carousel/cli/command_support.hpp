@@ -33,6 +33,13 @@ std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
 
 std::string CheckpointDir(const std::string& out);
 
+// The payload of the newest checkpoint of the run whose --out is `resume_dir`. Throws
+// CheckpointError if there is none or it fails its checks.
+std::string ReadLatestCheckpoint(const std::string& resume_dir);
+
+// For a run stopped by SIGTERM: rank 0 says where the checkpoint is; returns exit code 7.
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out);
+
 struct RankStats {
   double comm_share = 0.0;  // of the wall time of the sampling loop
   double peak_rss_kib = 0.0;

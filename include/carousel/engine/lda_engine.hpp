@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/iteration_control.hpp"
 #include "carousel/engine/lda_config.hpp"
 #include "carousel/io/corpus_reader.hpp"
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/iteration_control.hpp"
 #include "carousel/engine/mf_config.hpp"
 #include "carousel/engine/mf_problem.hpp"
 
@@ -50,8 +51,6 @@ struct MfCallbacks {
   // Stored verbatim in every checkpoint (the CLI keeps its command line there).
   std::string checkpoint_extra;
 };
-
-enum RequestBits : int { kRequestCheckpoint = 1, kRequestStop = 2, kDivergedBit = 4 };
 
 class MfEngine {
  public:
