@@ -1,8 +1,6 @@
 #include "carousel/engine/lda_engine.hpp"
 
 #include <algorithm>
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
@@ -16,6 +14,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_rotation.hpp"
 #include "carousel/engine/iteration_control.hpp"
+#include "carousel/engine/state_archive.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/model/lda_gibbs.hpp"
 #include "carousel/model/lda_tokens.hpp"
@@ -615,26 +614,13 @@ std::string LdaEngine::Impl::CheckpointPayload(const std::string& extra) {
   ByteWriter trace;
   trace.PutVector(trace_);
   saved.trace = trace.Take();
-  std::ostringstream stream;
-  {
-    boost::archive::binary_oarchive archive(stream);
-    archive << saved;
-  }
-  return stream.str();
+  return ArchiveState(saved);
 }
 
 namespace {
 
 SavedState LoadSavedState(const std::string& payload) {
-  SavedState saved;
-  try {
-    std::istringstream stream(payload);
-    boost::archive::binary_iarchive archive(stream);
-    archive >> saved;
-  } catch (const std::exception& e) {
-    throw Error(ExitCode::kCheckpoint, std::string("checkpoint payload unreadable: ") + e.what());
-  }
-  return saved;
+  return UnarchiveState<SavedState>(payload);
 }
 
 // Reads a vector that must have exactly the size of `into`.

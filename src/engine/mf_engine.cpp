@@ -1,8 +1,6 @@
 #include "carousel/engine/mf_engine.hpp"
 
 #include <algorithm>
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
@@ -16,6 +14,7 @@
 #include "carousel/engine/block_codec.hpp"
 #include "carousel/engine/block_rotation.hpp"
 #include "carousel/engine/iteration_control.hpp"
+#include "carousel/engine/state_archive.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -651,26 +650,13 @@ std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
   saved.h_sum.assign(h_sum_.data(), h_sum_.data() + h_sum_.size());
   saved.h_sum_sq.assign(h_sum_sq_.data(), h_sum_sq_.data() + h_sum_sq_.size());
   saved.trace = EncodeTrace(trace_);
-  std::ostringstream stream;
-  {
-    boost::archive::binary_oarchive archive(stream);
-    archive << saved;
-  }
-  return stream.str();
+  return ArchiveState(saved);
 }
 
 namespace {
 
 SavedState LoadSavedState(const std::string& payload) {
-  SavedState saved;
-  try {
-    std::istringstream stream(payload);
-    boost::archive::binary_iarchive archive(stream);
-    archive >> saved;
-  } catch (const std::exception& e) {
-    throw Error(ExitCode::kCheckpoint, std::string("checkpoint payload unreadable: ") + e.what());
-  }
-  return saved;
+  return UnarchiveState<SavedState>(payload);
 }
 
 }  // namespace
