@@ -218,8 +218,21 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   progress.Finish();
   if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.out);
 
-  std::uint64_t samples = 0;
-  const std::vector<double> phi = engine->TopicWordMean(&samples);
+  // topic_word.npy and topics.txt are written a slice of topics at a time.
+  std::unique_ptr<io::NpyRowWriter> topic_word;
+  std::string top_words = comments;
+  RunCollectively(comm, [&] {
+    if (comm.rank() == 0)
+      topic_word = std::make_unique<io::NpyRowWriter>(options.out + "/topic_word.npy",
+                                                      static_cast<std::size_t>(config.topics),
+                                                      corpus.vocabulary);
+  });
+  engine->StreamTopicWordMean(
+      [&](std::size_t first, std::size_t count, const std::vector<double>& rows) {
+        topic_word->AppendRows(rows.data(), count);
+        top_words += io::TopWordsLines(rows, first, count, corpus.vocab);
+      });
+  const std::uint64_t samples = engine->samples();
   const std::vector<std::uint32_t> held_out = engine->HeldOutDocuments();
   const LdaGibbsStats gibbs = engine->gibbs_stats();
   const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, engine->tokens_held());
@@ -227,9 +240,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
   if (comm.rank() == 0) {
     io::WriteLdaTrace(trace_path, comments, engine->trace());
-    io::WriteNpy(options.out + "/topic_word.npy", phi.data(),
-                 {static_cast<std::size_t>(config.topics), corpus.vocabulary});
-    io::WriteTopics(options.out + "/topics.txt", comments, phi, config.topics, corpus.vocab);
+    topic_word->Commit();
+    io::WriteFileAtomically(options.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.out + "/heldout.txt", comments, held_out);
     const LdaTraceRow& last = engine->trace().back();
     std::printf(

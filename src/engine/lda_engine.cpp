@@ -133,10 +133,12 @@ class LdaEngine::Impl {
 
   void Restore(const std::string& payload);
   bool Run(const LdaCallbacks& callbacks);
-  std::vector<double> TopicWordMean(std::uint64_t* samples);
+  void StreamTopicWordMean(const TopicRowsSink& sink);
+  std::uint64_t samples() const { return collected_; }
   std::string CheckpointPayload(const std::string& extra);
 
   std::uint64_t iteration() const { return iteration_; }
+  std::size_t vocabulary() const { return corpus_.vocabulary; }
   const LdaCounts& counts() const { return survey_.counts; }
   std::uint64_t tokens_held() const {
     std::uint64_t n = 0;
@@ -167,6 +169,7 @@ class LdaEngine::Impl {
   void ExchangeColumns(int stratum, int next);
   void Evaluate();
   std::vector<double> InverseTotal() const;
+  std::vector<double> TopicRows(std::size_t first, std::size_t count);
   std::string Fingerprint() const;
 
   Communicator& comm_;
@@ -529,47 +532,57 @@ bool LdaEngine::Impl::Run(const LdaCallbacks& callbacks) {
   return true;
 }
 
-std::vector<double> LdaEngine::Impl::TopicWordMean(std::uint64_t* samples) {
-  // Each rank sends the means of its row-blocks' column blocks (or, before any sample
-  // was collected, the current phi of the blocks it holds); rank 0 places them by word.
+// Topics [first, first + count) of the posterior mean of phi (or of the current phi before
+// any sample was collected), every word: each rank sends the slice of the column blocks it
+// keeps (the sums with its row-blocks, or the theta blocks it holds), rank 0 places them.
+std::vector<double> LdaEngine::Impl::TopicRows(std::size_t first, std::size_t count) {
   ByteWriter out;
+  auto put = [&](int j, const std::vector<double>& values, double scale,
+                 const std::vector<double>* per_topic) {
+    std::vector<double> slice(Words(j) * count);
+    for (std::size_t w = 0; w < Words(j); ++w)
+      for (std::size_t c = 0; c < count; ++c) {
+        const std::size_t k = first + c;
+        slice[w * count + c] = values[w * K() + k] * (per_topic ? (*per_topic)[k] : scale);
+      }
+    out.Put<std::int64_t>(j);
+    out.PutVector(slice);
+  };
   if (collected_ > 0) {
     out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
-    for (const RowBlock& rb : rows_) {
-      std::vector<double> mean(rb.phi_sum.size());
-      for (std::size_t e = 0; e < mean.size(); ++e)
-        mean[e] = rb.phi_sum[e] / static_cast<double>(collected_);
-      out.Put<std::int64_t>(rb.id);
-      out.PutVector(mean);
-    }
+    for (const RowBlock& rb : rows_)
+      put(rb.id, rb.phi_sum, 1.0 / static_cast<double>(collected_), nullptr);
   } else {
     const std::vector<double> inverse_total = InverseTotal();
     out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
-    for (const auto& [j, block] : cols_) {
-      std::vector<double> phi(block.theta.size());
-      for (std::size_t w = 0; w < Words(j); ++w)
-        for (std::size_t k = 0; k < K(); ++k)
-          phi[w * K() + k] = block.theta[w * K() + k] * inverse_total[k];
-      out.Put<std::int64_t>(j);
-      out.PutVector(phi);
-    }
+    for (const auto& [j, block] : cols_) put(j, block.theta, 1.0, &inverse_total);
   }
   const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
-  *samples = collected_;
   if (comm_.rank() != 0) return {};
   const std::size_t V = corpus_.vocabulary;
-  std::vector<double> phi(K() * V, 0.0);
+  std::vector<double> rows(count * V, 0.0);
   for (const std::string& part : parts) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int j = static_cast<int>(in.Get<std::int64_t>());
-      const std::vector<double> mean = in.GetVector<double>();
+      const std::vector<double> slice = in.GetVector<double>();
       const auto& words = grid_.cols().Members(j);
       for (std::size_t w = 0; w < words.size(); ++w)
-        for (std::size_t k = 0; k < K(); ++k) phi[k * V + words[w]] = mean[w * K() + k];
+        for (std::size_t c = 0; c < count; ++c) rows[c * V + words[w]] = slice[w * count + c];
     }
   }
-  return phi;
+  return rows;
+}
+
+void LdaEngine::Impl::StreamTopicWordMean(const TopicRowsSink& sink) {
+  // ceil(K / B) topics at a time: rank 0 holds about as much as one column block.
+  const std::size_t chunk =
+      (K() + static_cast<std::size_t>(B()) - 1) / static_cast<std::size_t>(B());
+  for (std::size_t first = 0; first < K(); first += chunk) {
+    const std::size_t count = std::min(chunk, K() - first);
+    const std::vector<double> rows = TopicRows(first, count);
+    if (comm_.rank() == 0) sink(first, count, rows);
+  }
 }
 
 std::string LdaEngine::Impl::CheckpointPayload(const std::string& extra) {
@@ -701,8 +714,20 @@ const std::vector<LdaTraceRow>& LdaEngine::trace() const {
 std::vector<std::uint32_t> LdaEngine::HeldOutDocuments() const {
   return impl_->HeldOutDocuments();
 }
+void LdaEngine::StreamTopicWordMean(const TopicRowsSink& sink) {
+  impl_->StreamTopicWordMean(sink);
+}
+std::uint64_t LdaEngine::samples() const {
+  return impl_->samples();
+}
 std::vector<double> LdaEngine::TopicWordMean(std::uint64_t* samples) {
-  return impl_->TopicWordMean(samples);
+  const std::size_t V = impl_->vocabulary();
+  std::vector<double> phi;
+  StreamTopicWordMean([&](std::size_t, std::size_t count, const std::vector<double>& rows) {
+    phi.insert(phi.end(), rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(count * V));
+  });
+  *samples = impl_->samples();
+  return phi;
 }
 std::string LdaEngine::CheckpointPayload(const std::string& extra) {
   return impl_->CheckpointPayload(extra);

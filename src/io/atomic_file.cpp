@@ -26,22 +26,6 @@ std::string ParentDirectory(const std::string& path) {
   return parent.empty() ? "." : parent;
 }
 
-// Closes the temp file and, if this process created it and it was not renamed into
-// place, removes it.
-struct TempFile {
-  explicit TempFile(std::string n) : name(std::move(n)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (fd >= 0) ::close(fd);
-    if (owned) ::unlink(name.c_str());
-  }
-
-  const std::string name;
-  int fd = -1;
-  bool owned = false;
-};
-
 void WriteAll(int fd, std::string_view bytes, const std::string& path) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -76,23 +60,38 @@ void WriteFileAtomically(const std::string& path, std::string_view bytes) {
 }
 
 void WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces) {
-  TempFile tmp(path + ".tmp." + std::to_string(::getpid()));
-  tmp.fd = ::open(tmp.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (tmp.fd < 0) throw OutputError(path, "cannot create " + tmp.name + ": " + ErrnoText(errno));
-  tmp.owned = true;
-  for (std::string_view piece : pieces) WriteAll(tmp.fd, piece, path);
+  AtomicFileWriter writer(path);
+  for (std::string_view piece : pieces) writer.Append(piece);
+  writer.Commit();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    : path_(std::move(path)), temp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError(path_, "cannot create " + temp_ + ": " + ErrnoText(errno));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_.c_str());
+}
+
+void AtomicFileWriter::Append(std::string_view bytes) {
+  WriteAll(fd_, bytes, path_);
+}
+
+void AtomicFileWriter::Commit() {
   // Without the fsync, a crash soon after the rename can leave an empty or partial
   // file under the final name (delayed allocation on ext4/xfs).
-  if (::fsync(tmp.fd) != 0) throw OutputError(path, "fsync failed: " + ErrnoText(errno));
-  const int fd = tmp.fd;
-  tmp.fd = -1;
+  if (::fsync(fd_) != 0) throw OutputError(path_, "fsync failed: " + ErrnoText(errno));
+  const int fd = fd_;
+  fd_ = -1;
   // close() can report a deferred write error (NFS), so it is checked too.
-  if (::close(fd) != 0) throw OutputError(path, "close failed: " + ErrnoText(errno));
-  if (::rename(tmp.name.c_str(), path.c_str()) != 0) {
-    throw OutputError(path, "rename from " + tmp.name + " failed: " + ErrnoText(errno));
-  }
-  tmp.owned = false;
-  SyncDirectory(ParentDirectory(path), path);
+  if (::close(fd) != 0) throw OutputError(path_, "close failed: " + ErrnoText(errno));
+  if (::rename(temp_.c_str(), path_.c_str()) != 0)
+    throw OutputError(path_, "rename from " + temp_ + " failed: " + ErrnoText(errno));
+  committed_ = true;
+  SyncDirectory(ParentDirectory(path_), path_);
 }
 
 void EnsureDirectory(const std::string& dir) {

@@ -22,22 +22,21 @@ void WriteLdaTrace(const std::string& path, const std::string& comments,
   WriteFileAtomically(path, out);
 }
 
-void WriteTopics(const std::string& path, const std::string& comments,
-                 const std::vector<double>& phi, int topics, const std::vector<std::string>& vocab,
-                 int top) {
-  const std::size_t V = topics > 0 ? phi.size() / static_cast<std::size_t>(topics) : 0;
-  const std::size_t shown = std::min<std::size_t>(static_cast<std::size_t>(top), V);
-  std::string out = comments;
+std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, std::size_t count,
+                          const std::vector<std::string>& vocab, std::size_t top) {
+  const std::size_t V = count > 0 ? rows.size() / count : 0;
+  const std::size_t shown = std::min(top, V);
+  std::string out;
   std::vector<std::uint32_t> order(V);
-  for (int k = 0; k < topics; ++k) {
-    const double* row = phi.data() + static_cast<std::size_t>(k) * V;
+  for (std::size_t c = 0; c < count; ++c) {
+    const double* row = rows.data() + c * V;
     std::iota(order.begin(), order.end(), 0u);
     // Ties go to the smaller word id, so the file does not depend on the sort.
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown),
                       order.end(), [row](std::uint32_t a, std::uint32_t b) {
                         return row[a] != row[b] ? row[a] > row[b] : a < b;
                       });
-    out += "topic " + std::to_string(k) + ":";
+    out += "topic " + std::to_string(first + c) + ":";
     for (std::size_t i = 0; i < shown; ++i) {
       const std::uint32_t w = order[i];
       char probability[32];
@@ -46,7 +45,7 @@ void WriteTopics(const std::string& path, const std::string& comments,
     }
     out += '\n';
   }
-  WriteFileAtomically(path, out);
+  return out;
 }
 
 void WriteHeldOut(const std::string& path, const std::string& comments,

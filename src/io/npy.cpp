@@ -34,8 +34,7 @@ std::string ShapeTuple(const std::vector<std::size_t>& shape) {
   return s + ")";
 }
 
-template <typename T>
-std::string Encode(const T* data, const std::vector<std::size_t>& shape, const char* descr) {
+std::string Header(const std::vector<std::size_t>& shape, const char* descr) {
   std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': " + ShapeTuple(shape) + ", }";
   // Pad with spaces so that prelude + header + '\n' is a multiple of 64.
@@ -45,14 +44,18 @@ std::string Encode(const T* data, const std::vector<std::size_t>& shape, const c
   if (header.size() > std::numeric_limits<std::uint16_t>::max()) {
     throw Error(ExitCode::kInternal, "npy header too long for format 1.0");
   }
-
-  const std::size_t n = ElementCount(shape);
   std::string out(kMagic);
   out += '\x01';  // format version 1.0
   out += '\x00';
   out += static_cast<char>(header.size() & 0xff);  // uint16, little-endian
   out += static_cast<char>(header.size() >> 8);
-  out += header;
+  return out + header;
+}
+
+template <typename T>
+std::string Encode(const T* data, const std::vector<std::size_t>& shape, const char* descr) {
+  const std::size_t n = ElementCount(shape);
+  std::string out = Header(shape, descr);
   const std::size_t begin = out.size();
   out.resize(begin + n * sizeof(T));
   if (n > 0) std::memcpy(&out[begin], data, n * sizeof(T));
@@ -119,6 +122,27 @@ std::vector<std::size_t> ParseShape(std::string_view v, const std::string& path)
 std::string NpyBytes(const float* data, const std::vector<std::size_t>& shape) {
   return Encode(data, shape, "<f4");
 }
+NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols)
+    : file_(path), rows_(rows), cols_(cols) {
+  file_.Append(Header({rows, cols}, "<f8"));
+}
+
+void NpyRowWriter::AppendRows(const double* data, std::size_t rows) {
+  if (written_ + rows > rows_) throw Error(ExitCode::kInternal, "NpyRowWriter: too many rows");
+  std::string bytes(reinterpret_cast<const char*>(data), rows * cols_ * sizeof(double));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  for (std::size_t i = 0; i < bytes.size(); i += sizeof(double))
+    std::reverse(bytes.begin() + i, bytes.begin() + i + sizeof(double));
+#endif
+  file_.Append(bytes);
+  written_ += rows;
+}
+
+void NpyRowWriter::Commit() {
+  if (written_ != rows_) throw Error(ExitCode::kInternal, "NpyRowWriter: rows missing");
+  file_.Commit();
+}
+
 std::string NpyBytes(const double* data, const std::vector<std::size_t>& shape) {
   return Encode(data, shape, "<f8");
 }

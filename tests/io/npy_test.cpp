@@ -112,6 +112,33 @@ void ExpectInputError(const std::string& path) {
   }
 }
 
+// Rows given in slices make the same file as the whole array at once; an unfinished writer
+// leaves nothing behind, and Commit refuses a file with rows missing.
+TEST_F(NpyTest, RowWriterMatchesWholeArrayAndIsAtomic) {
+  const std::vector<double> m = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};  // 5 x 3
+  WriteNpy(Path("whole.npy"), m.data(), {5, 3});
+  {
+    NpyRowWriter writer(Path("rows.npy"), 5, 3);
+    writer.AppendRows(m.data(), 2);
+    writer.AppendRows(m.data() + 6, 3);
+    writer.Commit();
+  }
+  std::ifstream a(Path("whole.npy"), std::ios::binary), b(Path("rows.npy"), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
+            std::string(std::istreambuf_iterator<char>(b), {}));
+  {
+    NpyRowWriter abandoned(Path("abandoned.npy"), 5, 3);
+    abandoned.AppendRows(m.data(), 1);
+  }
+  EXPECT_FALSE(fs::exists(Path("abandoned.npy")));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2)
+      << "a temp file was left behind";
+  NpyRowWriter short_writer(Path("short.npy"), 5, 3);
+  short_writer.AppendRows(m.data(), 4);
+  EXPECT_THROW(short_writer.Commit(), Error);
+  EXPECT_THROW(short_writer.AppendRows(m.data(), 2), Error);
+}
+
 TEST_F(NpyTest, ReaderRefusesMalformedFiles) {
   ExpectInputError(Path("missing.npy"));
 

@@ -76,8 +76,16 @@ class LdaEngine {
   // Held-out document ids (global, ascending), the same on every rank.
   std::vector<std::uint32_t> HeldOutDocuments() const;
 
-  // Posterior mean of phi (K x V, row-major, topics x words in vocabulary order), on rank 0
-  // (collective). Falls back to the current sample when no sample was collected yet.
+  // The posterior mean of phi over the collected samples (the current phi when none was
+  // collected yet), handed to `sink` on rank 0 in slices of whole topics: `count` rows of
+  // V words in vocabulary order, topics first .. first + count - 1. Collective. Slices
+  // hold ceil(K / B) topics, so rank 0 never holds the whole K x V matrix.
+  using TopicRowsSink =
+      std::function<void(std::size_t first, std::size_t count, const std::vector<double>& rows)>;
+  void StreamTopicWordMean(const TopicRowsSink& sink);
+  std::uint64_t samples() const;  // evaluations collected into the posterior means
+  // The whole K x V posterior mean on rank 0 (empty elsewhere), for tests and small
+  // problems; `samples` as samples(). Collective.
   std::vector<double> TopicWordMean(std::uint64_t* samples);
 
   std::string CheckpointPayload(const std::string& extra);  // collective; rank 0 non-empty

@@ -22,6 +22,25 @@ void WriteFileAtomically(const std::string& path, std::string_view bytes);
 // large payload need not be copied into one buffer first.
 void WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces);
 
+// The same, for contents produced piece by piece (a large array written in slices): the
+// pieces go to the temp file as they come; Commit() fsyncs and renames it over `path`.
+// Destroyed without Commit() (an error on the way), it removes the temp file and leaves
+// `path` untouched. Every failure throws carousel::OutputError(path, reason).
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::string path);
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+  void Append(std::string_view bytes);
+  void Commit();
+
+ private:
+  std::string path_, temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
 // Creates `dir` and any missing parents. Throws carousel::OutputError if it cannot, if
 // `dir` exists but is not a directory, or if it is not writable, so that a run fails at
 // startup rather than after hours of sampling when it first writes there.

@@ -32,8 +32,8 @@ std::uint64_t Crc64Xz(std::string_view bytes);
 // fingerprint of the data a checkpoint was made from.
 template <typename T>
 std::uint64_t Crc64Of(const std::vector<T>& values) {
-  return Crc64Xz(std::string_view(reinterpret_cast<const char*>(values.data()),
-                                  values.size() * sizeof(T)));
+  return Crc64Xz(
+      std::string_view(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
 }
 
 // The file name for `iteration`: "checkpoint-<iteration, zero-padded to 10 digits>.ckpt".

@@ -1,7 +1,8 @@
 // The files `carousel lda` leaves in --out, each written atomically, text files starting
 // with the run's configuration as '#' comment lines:
 //   trace.csv        iter,seconds,perplexity,perplexity_sample,samples per evaluation
-//   topic_word.npy   posterior mean of phi, K x V float64 (row k: topic k over the words)
+//   topic_word.npy   posterior mean of phi, K x V float64 (row k: topic k over the words),
+//                    written in slices of topics (io::NpyRowWriter)
 //   topics.txt       the 20 most probable words of every topic under that mean
 //   heldout.txt      the held-out document ids (0-based, file order), one per line
 #pragma once
@@ -18,11 +19,11 @@ namespace carousel::io {
 void WriteLdaTrace(const std::string& path, const std::string& comments,
                    const std::vector<LdaTraceRow>& rows);
 
-// phi is K x V row-major. Words are named from `vocab` when it is not empty, else by id.
-// Lines: "topic <k>: word (probability) word (probability) ...".
-void WriteTopics(const std::string& path, const std::string& comments,
-                 const std::vector<double>& phi, int topics, const std::vector<std::string>& vocab,
-                 int top = 20);
+// topics.txt lines for topics first .. first + count - 1, whose phi rows (V words each)
+// are `rows`: "topic <k>: word (probability) word (probability) ...", the `top` most
+// probable words. Words are named from `vocab` when it is not empty, else by id.
+std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, std::size_t count,
+                          const std::vector<std::string>& vocab, std::size_t top = 20);
 
 void WriteHeldOut(const std::string& path, const std::string& comments,
                   const std::vector<std::uint32_t>& documents);

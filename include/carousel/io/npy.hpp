@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "carousel/io/atomic_file.hpp"
+
 namespace carousel::io {
 
 // The complete file contents for a C-order (row-major) array of the given shape, stored
@@ -29,6 +31,19 @@ void WriteNpy(const std::string& path, const std::int64_t* data,
               const std::vector<std::size_t>& shape);
 void WriteNpy(const std::string& path, const std::uint32_t* data,
               const std::vector<std::size_t>& shape);
+
+// A float64 matrix (rows x cols, C order) written atomically in slices of whole rows, for
+// arrays no process should hold at once. Commit() requires every row to have been given.
+class NpyRowWriter {
+ public:
+  NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols);
+  void AppendRows(const double* data, std::size_t rows);
+  void Commit();
+
+ private:
+  AtomicFileWriter file_;
+  std::size_t rows_, cols_, written_ = 0;
+};
 
 struct NpyArray {
   std::string descr;               // e.g. "<f4"
