@@ -244,6 +244,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WriteFileAtomically(options.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.out + "/heldout.txt", comments, held_out);
     const LdaTraceRow& last = engine->trace().back();
+    if (counts.test_tokens == 0)
+      std::printf("carousel lda: no test tokens, so no perplexity (use --test-fraction > 0)\n");
     std::printf(
         "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
         "perplexity %.1f (averaged over %llu samples), %.1f (last sample); %llu training and "
