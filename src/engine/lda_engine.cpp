@@ -163,7 +163,6 @@ class LdaEngine::Impl {
   bool IsMine(int row_block) const { return layout_.RankOfRowBlock(row_block) == comm_.rank(); }
 
   ColBlock FreshBlock(int j) const;
-  std::vector<double> BlockTotals(const std::map<int, std::vector<double>>& partials);
   std::vector<std::size_t> SelectMinibatch(const RowBlock& rb, std::uint64_t t) const;
   bool Step(std::uint64_t t);
   void ExchangeColumns(int stratum, int next);
@@ -217,7 +216,7 @@ LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const io::Cor
     rows_.push_back(std::move(rb));
   }
   const int stratum = schedule_.At(0);
-  std::map<int, std::vector<double>> partials;
+  KeyedPartials partials;  // theta_k. of each block, added in block order
   for (int j = 0; j < B(); ++j) {
     if (layout_.RankOfColBlock(grid_, j, stratum) != comm_.rank()) continue;
     cols_[j] = FreshBlock(j);
@@ -226,7 +225,7 @@ LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const io::Cor
     for (std::size_t w = 0; w < Words(j); ++w)
       for (std::size_t k = 0; k < K(); ++k) sum[k] += cols_[j].theta[w * K() + k];
   }
-  total_ = BlockTotals(partials);
+  total_ = OrderedSum(comm_, partials, K());
 }
 
 // theta_kw ~ Gamma(1, 1): every topic starts as a random, dense distribution whose total
@@ -241,12 +240,6 @@ ColBlock LdaEngine::Impl::FreshBlock(int j) const {
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
   return block;
-}
-
-std::vector<double> LdaEngine::Impl::BlockTotals(
-    const std::map<int, std::vector<double>>& partials) {
-  KeyedPartials keyed(partials.begin(), partials.end());
-  return OrderedSum(comm_, keyed, K());
 }
 
 std::vector<double> LdaEngine::Impl::InverseTotal() const {
@@ -335,7 +328,7 @@ bool LdaEngine::Impl::Step(std::uint64_t t) {
   }
 
   bool finite = true;
-  std::map<int, std::vector<double>> block_totals;
+  KeyedPartials block_totals;
   for (auto& [j, counts] : nbar) {
     ColBlock& block = cols_.at(j);
     auto& sum = block_totals[j];
@@ -345,7 +338,7 @@ bool LdaEngine::Impl::Step(std::uint64_t t) {
              finite;
   }
   ExchangeColumns(stratum, next);
-  total_ = BlockTotals(block_totals);
+  total_ = OrderedSum(comm_, block_totals, K());
   return finite;
 }
 
