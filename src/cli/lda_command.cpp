@@ -1,8 +1,10 @@
 // `carousel lda`: options, wiring of corpus reader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
