@@ -46,10 +46,14 @@ inline float Dot(const float* __restrict a, const float* __restrict b, int k_run
 
 // The gradient pass, compiled for a fixed rank K (kFixed > 0) so that the inner loops
 // have known trip counts, or for any K (kFixed = 0).
-template <int kFixed>
+// kCurvature: also add the term of each entry that `curvature->subsample` keeps to
+// curvature->lik_w / lik_h and list the entry in curvature->entries (same residual, same
+// loads: the curvature sub-minibatch costs one extra scatter per kept entry here).
+template <int kFixed, bool kCurvature>
 TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                 const BpmfShape& shape, float mu, float tau,
-                                const Subsample& subsample, Matrix& lik_w, Matrix& lik_h) {
+                                const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                CurvatureSubset* curvature) {
   TileGradientResult result;
   const int k = kFixed > 0 ? kFixed : shape.rank;
   const bool bias = shape.bias;
@@ -79,21 +83,70 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
         gw[k] += g;
         gh[k] += g;
       }
+      if (kCurvature && curvature->subsample.Keeps(e)) {
+        float* __restrict cw = curvature->lik_w.row(r).data();
+        float* __restrict ch = curvature->lik_h.row(c).data();
+        for (int f = 0; f < k; ++f) {
+          cw[f] += g * hc[f];
+          ch[f] += g * wr[f];
+        }
+        if (bias) {
+          cw[k] += g;
+          ch[k] += g;
+        }
+        curvature->entries.push_back({static_cast<std::uint32_t>(r), e});
+      }
     }
   }
   return result;
+}
+
+// The likelihood gradient over listed entries only (the curvature sub-minibatch).
+template <int kFixed>
+void ListedGradient(const TileRatings& tile, const std::vector<TileEntry>& entries, const Matrix& w,
+                    const Matrix& h, const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
+                    Matrix& lik_h) {
+  const int k = kFixed > 0 ? kFixed : shape.rank;
+  const bool bias = shape.bias;
+  for (const TileEntry& entry : entries) {
+    const std::uint32_t c = tile.col[entry.entry];
+    const float* __restrict wr = w.row(entry.row).data();
+    const float* __restrict hc = h.row(c).data();
+    float* __restrict gw = lik_w.row(entry.row).data();
+    float* __restrict gh = lik_h.row(c).data();
+    const float b = bias ? wr[k] : 0.0f;
+    const float residual =
+        tile.value[entry.entry] - (mu + b + (bias ? hc[k] : 0.0f) + Dot<kFixed>(wr, hc, k));
+    const float g = tau * residual;
+    for (int f = 0; f < k; ++f) {
+      gw[f] += g * hc[f];
+      gh[f] += g * wr[f];
+    }
+    if (bias) {
+      gw[k] += g;
+      gh[k] += g;
+    }
+  }
 }
 
 }  // namespace
 
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
-                                          const Subsample& subsample, Matrix& lik_w,
-                                          Matrix& lik_h) {
+                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                          CurvatureSubset* curvature) {
+  if (curvature) {
+    curvature->lik_w.setZero(w.rows(), w.cols());
+    curvature->lik_h.setZero(h.rows(), h.cols());
+    curvature->entries.clear();
+  }
   switch (shape.rank) {
-#define CAROUSEL_FIXED_RANK(K) \
-  case K:                      \
-    return TileGradient<K>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+#define CAROUSEL_FIXED_RANK(K)                                                                     \
+  case K:                                                                                          \
+    return curvature ? TileGradient<K, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,  \
+                                             curvature)                                            \
+                     : TileGradient<K, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h, \
+                                              nullptr);
     CAROUSEL_FIXED_RANK(5)
     CAROUSEL_FIXED_RANK(8)
     CAROUSEL_FIXED_RANK(10)
@@ -106,7 +159,33 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
     CAROUSEL_FIXED_RANK(128)
 #undef CAROUSEL_FIXED_RANK
     default:
-      return TileGradient<0>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+      return curvature ? TileGradient<0, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
+                                               curvature)
+                       : TileGradient<0, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
+                                                nullptr);
+  }
+}
+
+void AccumulateListedGradient(const TileRatings& tile, const std::vector<TileEntry>& entries,
+                              const Matrix& w, const Matrix& h, const BpmfShape& shape, float mu,
+                              float tau, Matrix& lik_w, Matrix& lik_h) {
+  switch (shape.rank) {
+#define CAROUSEL_FIXED_RANK(K) \
+  case K:                      \
+    return ListedGradient<K>(tile, entries, w, h, shape, mu, tau, lik_w, lik_h);
+    CAROUSEL_FIXED_RANK(5)
+    CAROUSEL_FIXED_RANK(8)
+    CAROUSEL_FIXED_RANK(10)
+    CAROUSEL_FIXED_RANK(16)
+    CAROUSEL_FIXED_RANK(20)
+    CAROUSEL_FIXED_RANK(32)
+    CAROUSEL_FIXED_RANK(50)
+    CAROUSEL_FIXED_RANK(64)
+    CAROUSEL_FIXED_RANK(100)
+    CAROUSEL_FIXED_RANK(128)
+#undef CAROUSEL_FIXED_RANK
+    default:
+      return ListedGradient<0>(tile, entries, w, h, shape, mu, tau, lik_w, lik_h);
   }
 }
 

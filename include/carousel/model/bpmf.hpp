@@ -44,11 +44,32 @@ struct TileGradientResult {
   std::uint64_t count = 0;  // minibatch entries visited
 };
 
+// One entry of a tile: its local row and its index into TileRatings::col / value.
+struct TileEntry {
+  std::uint32_t row, entry;
+};
+
+// A sub-minibatch of a tile's minibatch for curvature pairs (HAMCMC's y, formed on a
+// subset as in Byrd et al. 2016): the entries of the minibatch that `subsample` also keeps,
+// their likelihood gradient at the first pass's point, and the list of them, in tile order.
+struct CurvatureSubset {
+  Subsample subsample;
+  Matrix lik_w, lik_h;
+  std::vector<TileEntry> entries;
+};
+
 // Adds sum_n grad log p(r_n | W, H) over the tile's minibatch entries to lik_w / lik_h
 // (which the caller zeroes). Residuals use parameters as they were before this call.
+// With `curvature`, the same pass also fills it (zeroed here) from the same residuals.
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
-                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h);
+                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                          CurvatureSubset* curvature = nullptr);
+
+// Adds the likelihood gradient of the listed entries only to lik_w / lik_h.
+void AccumulateListedGradient(const TileRatings& tile, const std::vector<TileEntry>& entries,
+                              const Matrix& w, const Matrix& h, const BpmfShape& shape, float mu,
+                              float tau, Matrix& lik_w, Matrix& lik_h);
 
 // Prior precision of each block column: lambda for the factors, lambda_bias for the bias.
 Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias);

@@ -114,6 +114,11 @@ class Hamcmc : public Sampler {
                     const NoiseKey& noise, const double* pre_sums) const override;
   bool needs_gradient_after_step() const override { return true; }
   void AfterStep(BlockState& block, const BlockGradient& at_new_point) const override;
+  // y_t from both gradients on a sub-minibatch S of Omega_t (engine option
+  // --curvature-fraction): any S chosen independently of theta keeps H_t free of
+  // theta_{t-M}, so Gamma stays zero; a smaller S gives a noisier secant.
+  void AfterStep(BlockState& block, const BlockGradient& at_new_point,
+                 const BlockGradient& at_gradient_point) const override;
   // One number: the block's part of s_t^T y_t of the pair just formed.
   int post_sum_count() const override { return 1; }
   void PostSums(const BlockState& block, double* out) const override;
