@@ -57,7 +57,8 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--minibatch", c.minibatch, "fraction of each stratum per iteration")
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--curvature-fraction", c.curvature_fraction,
-                 "hamcmc: fraction of each minibatch for the gradients of y_t (1 = Alg. 1)")
+                 "hamcmc: fraction (rounded to 1/k) of each minibatch for the gradients of y_t (1 "
+                 "= Alg. 1)")
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
       ->check(CLI::Range(1, 4096));

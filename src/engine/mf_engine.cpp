@@ -404,9 +404,9 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     Pair& p = pairs[i];
     if (subset)
-      curvature[i].subsample =
-          Subsample::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
-                         static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
+      curvature[i].subset =
+          SystematicSubset::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
+                                static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
     const TileGradientResult result = TileLikelihood(
         plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state), sampler_->GradientPoint(*p.col),
         p.rb->lik, p.lik_h, subset ? &curvature[i] : nullptr);
@@ -440,16 +440,19 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
   }
   if (subset) {
-    // S keeps each minibatch entry with probability f, so (N / |minibatch|) / f scales its
-    // sum to an unbiased estimate of the minibatch gradient.
-    const double scale = plan.scale / config_.curvature_fraction;
+    // S holds each minibatch entry with probability 1 / stride, so (N / |minibatch|) stride
+    // scales its sum to an unbiased estimate of the minibatch gradient.
     Matrix lik_w_new, lik_h_new;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Pair& p = pairs[i];
       const CurvatureSubset& cs = curvature[i];
+      const double scale = plan.scale * static_cast<double>(cs.subset.stride);
       lik_w_new.setZero(p.rb->state.theta.rows(), p.rb->state.theta.cols());
       lik_h_new.setZero(p.col->theta.rows(), p.col->theta.cols());
-      AccumulateListedGradient(p.rb->tiles[p.j], cs.entries, p.rb->state.theta, p.col->theta,
+      const Subsample batch =
+          Subsample::For(config_.minibatch, config_.seed,
+                         static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
+      AccumulateSubsetGradient(p.rb->tiles[p.j], cs.subset, batch, p.rb->state.theta, p.col->theta,
                                config_.shape, problem_.mu, static_cast<float>(hyper_.tau),
                                lik_w_new, lik_h_new);
       sampler_->AfterStep(p.rb->state,

@@ -1,9 +1,9 @@
 // The fused first pass of HAMCMC's curvature subset (bpmf.hpp, CurvatureSubset): it must
-// not change the minibatch gradient, and the subset's gradient and entry list must be
-// those of the entries it keeps, so that the second pass (AccumulateListedGradient)
-// revisits exactly them.
+// not change the minibatch gradient, and the subset's gradient must be that of the entries
+// the second pass (AccumulateSubsetGradient) visits.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -48,7 +48,7 @@ void ExpectFusedPassIsTwoPasses(int rank, bool bias, double minibatch, double fr
       AccumulateTileGradient(t.ratings, t.w, t.h, shape, 3.5f, 2.0f, batch, plain_w, plain_h);
 
   CurvatureSubset subset;
-  subset.subsample = Subsample::For(fraction, 11, 1, 7);
+  subset.subset = SystematicSubset::For(fraction, 11, 1, 7);
   Matrix fused_w = Matrix::Zero(t.w.rows(), t.w.cols()),
          fused_h = Matrix::Zero(t.h.rows(), t.h.cols());
   const TileGradientResult fused = AccumulateTileGradient(t.ratings, t.w, t.h, shape, 3.5f, 2.0f,
@@ -59,28 +59,22 @@ void ExpectFusedPassIsTwoPasses(int rank, bool bias, double minibatch, double fr
   EXPECT_TRUE(fused_w == plain_w);
   EXPECT_TRUE(fused_h == plain_h);
 
-  // The list holds the minibatch entries the subset keeps, in tile order.
-  std::vector<TileEntry> expected;
-  for (std::uint32_t r = 0; r + 1 < t.ratings.row_start.size(); ++r)
-    for (std::uint32_t e = t.ratings.row_start[r]; e < t.ratings.row_start[r + 1]; ++e)
-      if (batch.Keeps(e) && subset.subsample.Keeps(e)) expected.push_back({r, e});
-  ASSERT_EQ(subset.entries.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(subset.entries[i].row, expected[i].row);
-    EXPECT_EQ(subset.entries[i].entry, expected[i].entry);
-  }
+  // The subset's gradient is that of the minibatch entries it keeps, each added once.
+  std::uint64_t in_subset = 0;
+  for (std::uint32_t e = 0; e < t.ratings.size(); ++e)
+    in_subset += batch.Keeps(e) && subset.subset.Keeps(e);
   if (fraction < 1.0) {
-    EXPECT_GT(subset.entries.size(), 0u);
-    EXPECT_LT(subset.entries.size(), plain.count);
+    EXPECT_GT(in_subset, 0u);
+    EXPECT_LT(in_subset, plain.count);
   } else {
-    EXPECT_EQ(subset.entries.size(), plain.count);
+    EXPECT_EQ(in_subset, plain.count);
   }
 
-  // A listed pass over those entries at the same point gives the subset's gradient
-  // (bitwise: same residuals, added per row and column in the same order).
+  // A pass over the subset alone, at the same point, gives the subset's gradient (bitwise:
+  // same residuals, added per row and column in the same order).
   Matrix listed_w = Matrix::Zero(t.w.rows(), t.w.cols()),
          listed_h = Matrix::Zero(t.h.rows(), t.h.cols());
-  AccumulateListedGradient(t.ratings, subset.entries, t.w, t.h, shape, 3.5f, 2.0f, listed_w,
+  AccumulateSubsetGradient(t.ratings, subset.subset, batch, t.w, t.h, shape, 3.5f, 2.0f, listed_w,
                            listed_h);
   EXPECT_TRUE(listed_w == subset.lik_w);
   EXPECT_TRUE(listed_h == subset.lik_h);
@@ -97,6 +91,25 @@ TEST(BpmfCurvatureSubset, FusedPassMatchesSeparatePasses) {
       ExpectFusedPassIsTwoPasses(rank, bias, 0.5, 0.4);
       ExpectFusedPassIsTwoPasses(rank, bias, 1.0, 1.0);
     }
+}
+
+// Each entry is in the systematic subset with probability 1 / stride over the keyed
+// offsets (which is what scaling the subset's gradient by the stride relies on).
+TEST(BpmfCurvatureSubset, EachEntryWithProbabilityOneOverStride) {
+  const int iterations = 4000;
+  for (const double fraction : {0.5, 0.25, 0.3}) {  // 0.3 rounds to stride 3
+    const std::uint32_t stride = SystematicSubset::For(fraction, 1, 0, 0).stride;
+    EXPECT_EQ(stride, static_cast<std::uint32_t>(std::lround(1.0 / fraction)));
+    for (std::uint64_t entry : {0u, 1u, 17u}) {
+      int kept = 0;
+      for (int t = 0; t < iterations; ++t)
+        kept += SystematicSubset::For(fraction, 9, 2, static_cast<std::uint64_t>(t)).Keeps(entry);
+      const double p = 1.0 / stride;
+      const double sd = std::sqrt(iterations * p * (1 - p));
+      EXPECT_NEAR(kept, iterations * p, 5 * sd) << "stride " << stride << " entry " << entry;
+    }
+  }
+  EXPECT_EQ(SystematicSubset::For(1.0, 1, 0, 0).stride, 1u);
 }
 
 }  // namespace

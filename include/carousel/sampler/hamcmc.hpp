@@ -75,11 +75,13 @@
 //   chain is off by 70% on the 1-D target of the test.
 //
 // Cost per iteration and block: two gradients (at theta_{t-M} and theta_t, same
-// minibatch; Alg. 1 needs both), one draw of the noise, O(M^2 n d) for the Gram part,
-// O(M n d) for the step, O(M^3) for the coefficients (shared), (3M - 3) n d floats of state.
-// PreSums keeps z, g (and W) of the block in a per-block workspace for StepWithSums, so the
-// noise (Box-Muller dominates a step) is drawn once; the workspace is a cache keyed by the
-// block and the noise key, never state (StepWithSums redraws on a mismatch).
+// minibatch; Alg. 1 needs both; with the engine's --curvature-fraction f the second one is
+// taken on a 1/round(1/f) subset, see the two-gradient AfterStep), one draw of the noise,
+// O(M^2 n d) for the Gram part, O(M n d) for the step, O(M^3) for the coefficients
+// (shared), (3M - 3) n d floats of state. PreSums keeps z, g (and W) of the block in a
+// per-block workspace for StepWithSums, so the noise (Box-Muller dominates a step) is drawn
+// once; the workspace is a cache keyed by the block and the noise key, never state
+// (StepWithSums redraws on a mismatch).
 #pragma once
 
 #include <cstdint>
