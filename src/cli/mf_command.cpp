@@ -56,6 +56,10 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--minibatch", c.minibatch, "fraction of each stratum per iteration")
       ->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--curvature-fraction", c.curvature_fraction,
+                 "hamcmc: fraction (rounded to 1/k) of each minibatch for the gradients of y_t (1 "
+                 "= Alg. 1)")
+      ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
@@ -164,6 +168,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"bias", c.shape.bias ? "yes" : "no"},
           {"hyper", c.priors.sample_hyper ? "sampled (Gamma(1,1) priors)" : "fixed at 1"},
           {"minibatch", std::to_string(c.minibatch)},
+          {"curvature_fraction", std::to_string(c.curvature_fraction)},
           {"schedule", o.schedule},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},

@@ -67,6 +67,9 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
   return BpmfHyper{v[0], v[1], v[2], v[3], v[4]};
 }
 
+// Keys the curvature subset's hash apart from the minibatch's ("curvatur").
+constexpr std::uint64_t kCurvatureSalt = 0x6375727661747572ULL;
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -117,7 +120,8 @@ class MfEngine::Impl {
   struct IterationPlan;
   IterationPlan Plan(std::uint64_t t) const;
   TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
-                                    const Matrix& h, Matrix& lik_w, Matrix& lik_h) const;
+                                    const Matrix& h, Matrix& lik_w, Matrix& lik_h,
+                                    CurvatureSubset* curvature = nullptr) const;
   NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
   NoiseKey ColNoise(const IterationPlan& plan, int j) const;
   void Step(std::uint64_t t);
@@ -138,6 +142,7 @@ class MfEngine::Impl {
   RankLayout layout_;
   StratumSchedule schedule_;
   std::unique_ptr<Sampler> sampler_;
+  std::vector<CurvatureSubset> curvature_;  // CoupledStep's scratch, one per local tile
 
   std::vector<RowBlock> rows_;
   std::map<int, BlockState> cols_;           // column blocks this rank holds now
@@ -323,13 +328,13 @@ MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
 // Likelihood gradients of tile (rb, j) at the given points, into rb.lik and lik_h.
 TileGradientResult MfEngine::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
                                                   const Matrix& w, const Matrix& h, Matrix& lik_w,
-                                                  Matrix& lik_h) const {
+                                                  Matrix& lik_h, CurvatureSubset* curvature) const {
   lik_w.setZero(w.rows(), w.cols());
   lik_h.setZero(h.rows(), h.cols());
   const Subsample subsample = Subsample::For(
       config_.minibatch, config_.seed, static_cast<std::uint64_t>(grid_.TileId(rb.id, j)), plan.t);
   return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
-                                static_cast<float>(hyper_.tau), subsample, lik_w, lik_h);
+                                static_cast<float>(hyper_.tau), subsample, lik_w, lik_h, curvature);
 }
 
 NoiseKey MfEngine::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
@@ -390,10 +395,21 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     const int j = grid_.ColBlockInStratum(rb.id, plan.stratum);
     pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
   }
-  for (Pair& p : pairs) {
-    const TileGradientResult result =
-        TileLikelihood(plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state),
-                       sampler_->GradientPoint(*p.col), p.rb->lik, p.lik_h);
+  // With --curvature-fraction < 1 the first pass also takes the gradient on the curvature
+  // subset S of each tile (same residuals, same loads), and after the step only S is visited
+  // again: the second pass costs that fraction of a full one.
+  const bool subset = sampler_->needs_gradient_after_step() && config_.curvature_fraction < 1.0;
+  std::vector<CurvatureSubset>& curvature = curvature_;  // kept: its buffers are reused
+  if (subset) curvature.resize(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    Pair& p = pairs[i];
+    if (subset)
+      curvature[i].subset =
+          SystematicSubset::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
+                                static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
+    const TileGradientResult result = TileLikelihood(
+        plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state), sampler_->GradientPoint(*p.col),
+        p.rb->lik, p.lik_h, subset ? &curvature[i] : nullptr);
     p.rb->minibatch_sse = result.sse;
     p.rb->minibatch_count = static_cast<double>(result.count);
   }
@@ -423,7 +439,30 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
                            pre.data());
     sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
   }
-  if (sampler_->needs_gradient_after_step()) {
+  if (subset) {
+    // S holds each minibatch entry with probability 1 / stride, so (N / |minibatch|) stride
+    // scales its sum to an unbiased estimate of the minibatch gradient.
+    Matrix lik_w_new, lik_h_new;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      Pair& p = pairs[i];
+      const CurvatureSubset& cs = curvature[i];
+      const double scale = plan.scale * static_cast<double>(cs.subset.stride);
+      lik_w_new.setZero(p.rb->state.theta.rows(), p.rb->state.theta.cols());
+      lik_h_new.setZero(p.col->theta.rows(), p.col->theta.cols());
+      const Subsample batch =
+          Subsample::For(config_.minibatch, config_.seed,
+                         static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
+      AccumulateSubsetGradient(p.rb->tiles[p.j], cs.subset, batch, p.rb->state.theta, p.col->theta,
+                               config_.shape, problem_.mu, static_cast<float>(hyper_.tau),
+                               lik_w_new, lik_h_new);
+      sampler_->AfterStep(p.rb->state,
+                          BlockGradient{lik_w_new, scale, plan.batch, plan.prior_w, &p.rb->degree},
+                          BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
+      sampler_->AfterStep(
+          *p.col, BlockGradient{lik_h_new, scale, plan.batch, plan.prior_h, &col_degree_[p.j]},
+          BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
+    }
+  } else if (sampler_->needs_gradient_after_step()) {
     Matrix lik_w_new, lik_h_new;
     for (Pair& p : pairs) {
       TileLikelihood(plan, *p.rb, p.j, p.rb->state.theta, p.col->theta, lik_w_new, lik_h_new);

@@ -1,6 +1,7 @@
 #include "carousel/model/bpmf.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace carousel {
 namespace {
@@ -28,13 +29,23 @@ bool Subsample::Keeps(std::uint64_t entry) const {
   return u < fraction;
 }
 
+SystematicSubset SystematicSubset::For(double fraction, std::uint64_t seed, std::uint64_t tile,
+                                       std::uint64_t iteration) {
+  SystematicSubset s;
+  const double stride = std::max(1.0, std::round(1.0 / fraction));
+  s.stride = static_cast<std::uint32_t>(std::min(stride, 1e9));
+  s.offset = static_cast<std::uint32_t>(Subsample::For(1.0, seed, tile, iteration).key % s.stride);
+  return s;
+}
+
 namespace {
 
 // Dot product with 8 independent partial sums added in a fixed order: the compiler can
 // vectorise it (a single running sum is a serial dependency it may not reorder without
 // -ffast-math), and the result is still the same on every rank.
 template <int kFixed>
-inline float Dot(const float* __restrict a, const float* __restrict b, int k_runtime) {
+__attribute__((always_inline)) inline float Dot(const float* __restrict a,
+                                                const float* __restrict b, int k_runtime) {
   const int k = kFixed > 0 ? kFixed : k_runtime;
   float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int f = 0;
@@ -46,15 +57,31 @@ inline float Dot(const float* __restrict a, const float* __restrict b, int k_run
 
 // The gradient pass, compiled for a fixed rank K (kFixed > 0) so that the inner loops
 // have known trip counts, or for any K (kFixed = 0).
-template <int kFixed>
+// kCurvature: also add the term of each entry of the curvature subset to
+// curvature->lik_w / lik_h (same residual, same loads: one extra scatter per entry of the
+// subset). The subset is every stride-th entry, so a running counter finds its entries
+// without a hash, a call or a list (each of those made the fused pass slower than a plain
+// one plus a second plain pass over the subset, measured).
+template <int kFixed, bool kCurvature>
 TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                 const BpmfShape& shape, float mu, float tau,
-                                const Subsample& subsample, Matrix& lik_w, Matrix& lik_h) {
+                                const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                CurvatureSubset* curvature) {
   TileGradientResult result;
   const int k = kFixed > 0 ? kFixed : shape.rank;
   const bool bias = shape.bias;
   const bool all = subsample.fraction >= 1.0;
   const Eigen::Index rows = static_cast<Eigen::Index>(tile.row_start.size()) - 1;
+  std::uint64_t next = 0, stride = 1;  // the next entry of the curvature subset
+  float* __restrict cw_base = nullptr;
+  float* __restrict ch_base = nullptr;
+  const Eigen::Index width = w.cols();
+  if (kCurvature) {
+    stride = curvature->subset.stride;
+    next = curvature->subset.First(0);
+    cw_base = curvature->lik_w.data();
+    ch_base = curvature->lik_h.data();
+  }
   for (Eigen::Index r = 0; r < rows; ++r) {
     const std::uint32_t begin = tile.row_start[r], end = tile.row_start[r + 1];
     if (begin == end) continue;
@@ -62,6 +89,11 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
     float* __restrict gw = lik_w.row(r).data();
     const float b = bias ? wr[k] : 0.0f;
     for (std::uint32_t e = begin; e < end; ++e) {
+      bool in_subset = false;
+      if (kCurvature && e == next) {
+        in_subset = true;
+        next += stride;
+      }
       if (!all && !subsample.Keeps(e)) continue;
       const std::uint32_t c = tile.col[e];
       const float* __restrict hc = h.row(c).data();
@@ -79,21 +111,77 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
         gw[k] += g;
         gh[k] += g;
       }
+      if (kCurvature && in_subset) {
+        float* __restrict cw = cw_base + r * width;
+        float* __restrict ch = ch_base + static_cast<Eigen::Index>(c) * width;
+        for (int f = 0; f < k; ++f) {
+          cw[f] += g * hc[f];
+          ch[f] += g * wr[f];
+        }
+        if (bias) {
+          cw[k] += g;
+          ch[k] += g;
+        }
+      }
     }
   }
   return result;
+}
+
+// The likelihood gradient over the curvature subset of the minibatch only: per row, the
+// entries first, first + stride, ... that the minibatch keeps, in the order of the first
+// pass (so at the same point both give the same bits).
+template <int kFixed>
+void SubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
+                    const Subsample& subsample, const Matrix& w, const Matrix& h,
+                    const BpmfShape& shape, float mu, float tau, Matrix& lik_w, Matrix& lik_h) {
+  const int k = kFixed > 0 ? kFixed : shape.rank;
+  const bool bias = shape.bias;
+  const bool all = subsample.fraction >= 1.0;
+  const Eigen::Index rows = static_cast<Eigen::Index>(tile.row_start.size()) - 1;
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const std::uint32_t begin = tile.row_start[r], end = tile.row_start[r + 1];
+    if (begin == end) continue;
+    const float* __restrict wr = w.row(r).data();
+    float* __restrict gw = lik_w.row(r).data();
+    const float b = bias ? wr[k] : 0.0f;
+    for (std::uint64_t e = subset.First(begin); e < end; e += subset.stride) {
+      if (!all && !subsample.Keeps(e)) continue;
+      const std::uint32_t c = tile.col[e];
+      const float* __restrict hc = h.row(c).data();
+      float* __restrict gh = lik_h.row(c).data();
+      const float residual =
+          tile.value[e] - (mu + b + (bias ? hc[k] : 0.0f) + Dot<kFixed>(wr, hc, k));
+      const float g = tau * residual;
+      for (int f = 0; f < k; ++f) {
+        gw[f] += g * hc[f];
+        gh[f] += g * wr[f];
+      }
+      if (bias) {
+        gw[k] += g;
+        gh[k] += g;
+      }
+    }
+  }
 }
 
 }  // namespace
 
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
-                                          const Subsample& subsample, Matrix& lik_w,
-                                          Matrix& lik_h) {
+                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                          CurvatureSubset* curvature) {
+  if (curvature) {
+    curvature->lik_w.setZero(w.rows(), w.cols());
+    curvature->lik_h.setZero(h.rows(), h.cols());
+  }
   switch (shape.rank) {
-#define CAROUSEL_FIXED_RANK(K) \
-  case K:                      \
-    return TileGradient<K>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+#define CAROUSEL_FIXED_RANK(K)                                                                     \
+  case K:                                                                                          \
+    return curvature ? TileGradient<K, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,  \
+                                             curvature)                                            \
+                     : TileGradient<K, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h, \
+                                              nullptr);
     CAROUSEL_FIXED_RANK(5)
     CAROUSEL_FIXED_RANK(8)
     CAROUSEL_FIXED_RANK(10)
@@ -106,7 +194,34 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
     CAROUSEL_FIXED_RANK(128)
 #undef CAROUSEL_FIXED_RANK
     default:
-      return TileGradient<0>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+      return curvature ? TileGradient<0, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
+                                               curvature)
+                       : TileGradient<0, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
+                                                nullptr);
+  }
+}
+
+void AccumulateSubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
+                              const Subsample& subsample, const Matrix& w, const Matrix& h,
+                              const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
+                              Matrix& lik_h) {
+  switch (shape.rank) {
+#define CAROUSEL_FIXED_RANK(K) \
+  case K:                      \
+    return SubsetGradient<K>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h);
+    CAROUSEL_FIXED_RANK(5)
+    CAROUSEL_FIXED_RANK(8)
+    CAROUSEL_FIXED_RANK(10)
+    CAROUSEL_FIXED_RANK(16)
+    CAROUSEL_FIXED_RANK(20)
+    CAROUSEL_FIXED_RANK(32)
+    CAROUSEL_FIXED_RANK(50)
+    CAROUSEL_FIXED_RANK(64)
+    CAROUSEL_FIXED_RANK(100)
+    CAROUSEL_FIXED_RANK(128)
+#undef CAROUSEL_FIXED_RANK
+    default:
+      return SubsetGradient<0>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h);
   }
 }
 

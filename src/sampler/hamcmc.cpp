@@ -220,6 +220,23 @@ void Hamcmc::AfterStep(BlockState& block, const BlockGradient& at_new_point) con
       y(r, c) = (-at_new_point.LogPosterior(block.theta, r, c) - y(r, c)) + trust * s(r, c);
 }
 
+// y_t = grad U~_S(theta_t) - grad U~_S(theta_{t-M}) + lambda s_t on the sub-minibatch S: the
+// prior parts differ by prior (.) (theta_t - theta_{t-M}) = prior (.) s_t, so theta_{t-M}
+// (already overwritten) is not needed.
+void Hamcmc::AfterStep(BlockState& block, const BlockGradient& at_new_point,
+                       const BlockGradient& at_gradient_point) const {
+  if (at_new_point.scale != at_gradient_point.scale)
+    throw Error(ExitCode::kInternal, "hamcmc: curvature gradients with different scales");
+  const Matrix& s = block.aux[s_slot(pairs() - 1)];
+  Matrix& y = block.aux[y_slot(pairs() - 1)];
+  const auto scale = static_cast<float>(at_new_point.scale);
+  const float trust = static_cast<float>(trust_);
+  for (Eigen::Index r = 0; r < block.theta.rows(); ++r)
+    for (Eigen::Index c = 0; c < block.theta.cols(); ++c)
+      y(r, c) = -scale * (at_new_point.lik_sum(r, c) - at_gradient_point.lik_sum(r, c)) +
+                (at_new_point.prior_precision[c] + trust) * s(r, c);
+}
+
 void Hamcmc::PostSums(const BlockState& block, double* out) const {
   const Matrix& s = block.aux[s_slot(pairs() - 1)];
   const Matrix& y = block.aux[y_slot(pairs() - 1)];

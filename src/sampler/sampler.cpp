@@ -24,6 +24,7 @@ void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, dou
 }
 
 void Sampler::AfterStep(BlockState&, const BlockGradient&) const {}
+void Sampler::AfterStep(BlockState&, const BlockGradient&, const BlockGradient&) const {}
 void Sampler::PostSums(const BlockState&, double*) const {}
 void Sampler::EndIteration(const double*, double) {}
 

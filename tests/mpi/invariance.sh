@@ -32,13 +32,16 @@ done
 # Every other sampler, cyclic schedule: momentum, thermostat (a cross-rank sum) and the
 # HAMCMC history travel with their blocks; HAMCMC's L-BFGS inner products are one ordered
 # reduction per iteration. Random strata for HAMCMC too, whose blocks jump between ranks.
-# Cyclic HAMCMC needs gcd(M, B) = 1 (M = 3 here), and the rating-count H0 is checked too.
-for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric; do
+# Cyclic HAMCMC needs gcd(M, B) = 1 (M = 3 here), and the rating-count H0 is checked too,
+# as are curvature pairs on a keyed subset of a subsampled minibatch (--curvature-fraction).
+for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric hamcmc-curvature; do
   schedule=cyclic
   extra=()
   [[ $sampler == hamcmc-random ]] && schedule=random
   [[ $sampler == hamcmc ]] && extra=(--memory 3)
   [[ $sampler == hamcmc-metric ]] && extra=(--memory 3 --initial-metric metric)
+  [[ $sampler == hamcmc-curvature ]] &&
+    extra=(--memory 3 --initial-metric metric --minibatch 0.5 --curvature-fraction 0.3)
   for np in 1 2 4; do
     run_ok "$sampler-p$np" "$np" mf "${COMMON[@]}" --tiles 4 --seed 7 \
       --sampler "${sampler%-*}" "${extra[@]}" --schedule "$schedule" --out "$T/$sampler-p$np"

@@ -17,6 +17,9 @@ struct MfConfig {
   SamplerOptions sampler;
   StepSchedule step;
   double minibatch = 1.0;  // fraction of each stratum used per iteration
+  // Samplers with curvature pairs (HAMCMC): the fraction of each minibatch on which both
+  // gradients of y_t are taken. 1 is Alg. 1 as published (a second full gradient pass).
+  double curvature_fraction = 1.0;
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;

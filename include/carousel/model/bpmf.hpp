@@ -44,11 +44,44 @@ struct TileGradientResult {
   std::uint64_t count = 0;  // minibatch entries visited
 };
 
+// Every stride-th entry of a tile, from a keyed offset: each entry is in it with
+// probability 1 / stride. Systematic rather than independent (Subsample) choice, because
+// the fused pass tests it per entry: a periodic branch is predicted, a hashed coin is not
+// (measured: with the hash the fused pass saved almost nothing).
+struct SystematicSubset {
+  std::uint32_t stride = 1, offset = 0;
+  bool Keeps(std::uint64_t entry) const { return (entry + offset) % stride == 0; }
+  // The first entry >= `from` in the subset.
+  std::uint64_t First(std::uint64_t from) const {
+    return from + (stride - (from + offset) % stride) % stride;
+  }
+  // stride = round(1 / fraction); offset keyed by (seed, tile, iteration).
+  static SystematicSubset For(double fraction, std::uint64_t seed, std::uint64_t tile,
+                              std::uint64_t iteration);
+};
+
+// A sub-minibatch of a tile's minibatch for curvature pairs (HAMCMC's y, formed on a
+// subset as in Byrd et al. 2016): the entries of the minibatch that `subset` also keeps,
+// and their likelihood gradient at the first pass's point.
+struct CurvatureSubset {
+  SystematicSubset subset;
+  Matrix lik_w, lik_h;
+};
+
 // Adds sum_n grad log p(r_n | W, H) over the tile's minibatch entries to lik_w / lik_h
 // (which the caller zeroes). Residuals use parameters as they were before this call.
+// With `curvature`, the same pass also fills it (zeroed here) from the same residuals.
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
-                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h);
+                                          const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                          CurvatureSubset* curvature = nullptr);
+
+// Adds the likelihood gradient of the minibatch entries (those `subsample` keeps) that are
+// also in `subset` to lik_w / lik_h: the curvature subset's gradient at another point.
+void AccumulateSubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
+                              const Subsample& subsample, const Matrix& w, const Matrix& h,
+                              const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
+                              Matrix& lik_h);
 
 // Prior precision of each block column: lambda for the factors, lambda_bias for the bias.
 Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias);

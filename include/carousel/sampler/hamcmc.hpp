@@ -75,11 +75,13 @@
 //   chain is off by 70% on the 1-D target of the test.
 //
 // Cost per iteration and block: two gradients (at theta_{t-M} and theta_t, same
-// minibatch; Alg. 1 needs both), one draw of the noise, O(M^2 n d) for the Gram part,
-// O(M n d) for the step, O(M^3) for the coefficients (shared), (3M - 3) n d floats of state.
-// PreSums keeps z, g (and W) of the block in a per-block workspace for StepWithSums, so the
-// noise (Box-Muller dominates a step) is drawn once; the workspace is a cache keyed by the
-// block and the noise key, never state (StepWithSums redraws on a mismatch).
+// minibatch; Alg. 1 needs both; with the engine's --curvature-fraction f the second one is
+// taken on a 1/round(1/f) subset, see the two-gradient AfterStep), one draw of the noise,
+// O(M^2 n d) for the Gram part, O(M n d) for the step, O(M^3) for the coefficients
+// (shared), (3M - 3) n d floats of state. PreSums keeps z, g (and W) of the block in a
+// per-block workspace for StepWithSums, so the noise (Box-Muller dominates a step) is drawn
+// once; the workspace is a cache keyed by the block and the noise key, never state
+// (StepWithSums redraws on a mismatch).
 #pragma once
 
 #include <cstdint>
@@ -114,6 +116,11 @@ class Hamcmc : public Sampler {
                     const NoiseKey& noise, const double* pre_sums) const override;
   bool needs_gradient_after_step() const override { return true; }
   void AfterStep(BlockState& block, const BlockGradient& at_new_point) const override;
+  // y_t from both gradients on a sub-minibatch S of Omega_t (engine option
+  // --curvature-fraction): any S chosen independently of theta keeps H_t free of
+  // theta_{t-M}, so Gamma stays zero; a smaller S gives a noisier secant.
+  void AfterStep(BlockState& block, const BlockGradient& at_new_point,
+                 const BlockGradient& at_gradient_point) const override;
   // One number: the block's part of s_t^T y_t of the pair just formed.
   int post_sum_count() const override { return 1; }
   void PostSums(const BlockState& block, double* out) const override;

@@ -45,6 +45,11 @@ class Sampler {
                             const NoiseKey& noise, const double* pre_sums) const;
   virtual bool needs_gradient_after_step() const { return false; }
   virtual void AfterStep(BlockState& block, const BlockGradient& at_new_point) const;
+  // The same, when the engine forms the curvature pair on a sub-minibatch of Omega_t (a
+  // cheaper second gradient): both gradients on that subset, with the same scale, at the
+  // new point and at GradientPoint() as it was before StepWithSums.
+  virtual void AfterStep(BlockState& block, const BlockGradient& at_new_point,
+                         const BlockGradient& at_gradient_point) const;
   virtual int post_sum_count() const { return 0; }
   virtual void PostSums(const BlockState& block, double* out) const;
   virtual void EndIteration(const double* post_sums, double step);
