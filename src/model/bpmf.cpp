@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace carousel {
 namespace {
@@ -165,6 +166,36 @@ void SubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
   }
 }
 
+// Calls f(std::integral_constant<int, K>()) with K = rank for the ranks the gradient
+// kernels are compiled for (known trip counts), and K = 0 (any rank) otherwise.
+template <typename F>
+decltype(auto) WithCompiledRank(int rank, F&& f) {
+  switch (rank) {
+    case 5:
+      return f(std::integral_constant<int, 5>());
+    case 8:
+      return f(std::integral_constant<int, 8>());
+    case 10:
+      return f(std::integral_constant<int, 10>());
+    case 16:
+      return f(std::integral_constant<int, 16>());
+    case 20:
+      return f(std::integral_constant<int, 20>());
+    case 32:
+      return f(std::integral_constant<int, 32>());
+    case 50:
+      return f(std::integral_constant<int, 50>());
+    case 64:
+      return f(std::integral_constant<int, 64>());
+    case 100:
+      return f(std::integral_constant<int, 100>());
+    case 128:
+      return f(std::integral_constant<int, 128>());
+    default:
+      return f(std::integral_constant<int, 0>());
+  }
+}
+
 }  // namespace
 
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
@@ -175,54 +206,23 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
     curvature->lik_w.setZero(w.rows(), w.cols());
     curvature->lik_h.setZero(h.rows(), h.cols());
   }
-  switch (shape.rank) {
-#define CAROUSEL_FIXED_RANK(K)                                                                     \
-  case K:                                                                                          \
-    return curvature ? TileGradient<K, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,  \
-                                             curvature)                                            \
-                     : TileGradient<K, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h, \
+  return WithCompiledRank(shape.rank, [&](auto fixed) {
+    constexpr int K = decltype(fixed)::value;
+    return curvature ? TileGradient<K, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
+                                             curvature)
+                     : TileGradient<K, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
                                               nullptr);
-    CAROUSEL_FIXED_RANK(5)
-    CAROUSEL_FIXED_RANK(8)
-    CAROUSEL_FIXED_RANK(10)
-    CAROUSEL_FIXED_RANK(16)
-    CAROUSEL_FIXED_RANK(20)
-    CAROUSEL_FIXED_RANK(32)
-    CAROUSEL_FIXED_RANK(50)
-    CAROUSEL_FIXED_RANK(64)
-    CAROUSEL_FIXED_RANK(100)
-    CAROUSEL_FIXED_RANK(128)
-#undef CAROUSEL_FIXED_RANK
-    default:
-      return curvature ? TileGradient<0, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
-                                               curvature)
-                       : TileGradient<0, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
-                                                nullptr);
-  }
+  });
 }
 
 void AccumulateSubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
                               const Subsample& subsample, const Matrix& w, const Matrix& h,
                               const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
                               Matrix& lik_h) {
-  switch (shape.rank) {
-#define CAROUSEL_FIXED_RANK(K) \
-  case K:                      \
-    return SubsetGradient<K>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h);
-    CAROUSEL_FIXED_RANK(5)
-    CAROUSEL_FIXED_RANK(8)
-    CAROUSEL_FIXED_RANK(10)
-    CAROUSEL_FIXED_RANK(16)
-    CAROUSEL_FIXED_RANK(20)
-    CAROUSEL_FIXED_RANK(32)
-    CAROUSEL_FIXED_RANK(50)
-    CAROUSEL_FIXED_RANK(64)
-    CAROUSEL_FIXED_RANK(100)
-    CAROUSEL_FIXED_RANK(128)
-#undef CAROUSEL_FIXED_RANK
-    default:
-      return SubsetGradient<0>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h);
-  }
+  WithCompiledRank(shape.rank, [&](auto fixed) {
+    SubsetGradient<decltype(fixed)::value>(tile, subset, subsample, w, h, shape, mu, tau, lik_w,
+                                           lik_h);
+  });
 }
 
 Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias) {
