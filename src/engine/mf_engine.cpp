@@ -439,40 +439,53 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
                            pre.data());
     sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
   }
-  if (subset) {
-    // S holds each minibatch entry with probability 1 / stride, so (N / |minibatch|) stride
-    // scales its sum to an unbiased estimate of the minibatch gradient.
+  if (sampler_->needs_gradient_after_step()) {
+    // On the curvature subset S, which holds each minibatch entry with probability
+    // 1 / stride, so (N / |minibatch|) stride scales its sums to unbiased estimates of the
+    // minibatch's. A sampler that wants the Fisher sums and no subset gets a stride-1 pass
+    // (the same bits as the gradient pass).
+    const bool fisher_wanted = sampler_->needs_fisher_after_step();
     Matrix lik_w_new, lik_h_new;
+    FisherSums fisher;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Pair& p = pairs[i];
-      const CurvatureSubset& cs = curvature[i];
-      const double scale = plan.scale * static_cast<double>(cs.subset.stride);
-      lik_w_new.setZero(p.rb->state.theta.rows(), p.rb->state.theta.cols());
-      lik_h_new.setZero(p.col->theta.rows(), p.col->theta.cols());
-      const Subsample batch =
-          Subsample::For(config_.minibatch, config_.seed,
-                         static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
-      AccumulateSubsetGradient(p.rb->tiles[p.j], cs.subset, batch, p.rb->state.theta, p.col->theta,
-                               config_.shape, problem_.mu, static_cast<float>(hyper_.tau),
-                               lik_w_new, lik_h_new);
-      sampler_->AfterStep(p.rb->state,
-                          BlockGradient{lik_w_new, scale, plan.batch, plan.prior_w, &p.rb->degree},
-                          BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
-      sampler_->AfterStep(
-          *p.col, BlockGradient{lik_h_new, scale, plan.batch, plan.prior_h, &col_degree_[p.j]},
-          BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
-    }
-  } else if (sampler_->needs_gradient_after_step()) {
-    Matrix lik_w_new, lik_h_new;
-    for (Pair& p : pairs) {
-      TileLikelihood(plan, *p.rb, p.j, p.rb->state.theta, p.col->theta, lik_w_new, lik_h_new);
-      sampler_->AfterStep(p.rb->state, BlockGradient{lik_w_new, plan.scale, plan.batch,
-                                                     plan.prior_w, &p.rb->degree});
-      sampler_->AfterStep(*p.col, BlockGradient{lik_h_new, plan.scale, plan.batch, plan.prior_h,
-                                                &col_degree_[p.j]});
+      const std::uint64_t tile = static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j));
+      const Matrix& w_new = p.rb->state.theta;
+      const Matrix& h_new = p.col->theta;
+      if (!subset && !fisher_wanted) {
+        TileLikelihood(plan, *p.rb, p.j, w_new, h_new, lik_w_new, lik_h_new);
+      } else {
+        lik_w_new.setZero(w_new.rows(), w_new.cols());
+        lik_h_new.setZero(h_new.rows(), h_new.cols());
+        AccumulateSubsetGradient(
+            p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
+            Subsample::For(config_.minibatch, config_.seed, tile, plan.t), w_new, h_new,
+            config_.shape, problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
+            fisher_wanted ? &fisher : nullptr);
+      }
+      const Matrix* fisher_w = fisher_wanted ? &fisher.w : nullptr;
+      const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
+      const double scale =
+          subset ? plan.scale * static_cast<double>(curvature[i].subset.stride) : plan.scale;
+      const BlockGradient w_at_new{lik_w_new, scale, plan.batch, plan.prior_w, &p.rb->degree,
+                                   fisher_w};
+      const BlockGradient h_at_new{lik_h_new, scale, plan.batch, plan.prior_h, &col_degree_[p.j],
+                                   fisher_h};
+      if (subset) {
+        const CurvatureSubset& cs = curvature[i];
+        sampler_->AfterStep(p.rb->state, w_at_new,
+                            BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
+        sampler_->AfterStep(
+            *p.col, h_at_new,
+            BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
+      } else {
+        sampler_->AfterStep(p.rb->state, w_at_new);
+        sampler_->AfterStep(*p.col, h_at_new);
+      }
     }
   }
   const auto post_width = static_cast<std::size_t>(sampler_->post_sum_count());
+  std::vector<double> post;
   if (post_width > 0) {
     KeyedPartials partials;
     for (Pair& p : pairs) {
@@ -481,8 +494,9 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
       partials[B() + p.j].assign(post_width, 0.0);
       sampler_->PostSums(*p.col, partials[B() + p.j].data());
     }
-    sampler_->EndIteration(OrderedSum(comm_, partials, post_width).data(), plan.step);
+    post = OrderedSum(comm_, partials, post_width);
   }
+  sampler_->EndIteration(pre.data(), post.data(), plan.step);
   std::vector<std::pair<int, BlockState*>> leaving;
   for (Pair& p : pairs)
     if (layout_.RankOfColBlock(grid_, p.j, plan.next) != comm_.rank())

@@ -131,11 +131,13 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
 
 // The likelihood gradient over the curvature subset of the minibatch only: per row, the
 // entries first, first + stride, ... that the minibatch keeps, in the order of the first
-// pass (so at the same point both give the same bits).
-template <int kFixed>
+// pass (so at the same point both give the same bits). kFisher: also the entries' Fisher
+// information (FisherSums), from the same loads.
+template <int kFixed, bool kFisher>
 void SubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
                     const Subsample& subsample, const Matrix& w, const Matrix& h,
-                    const BpmfShape& shape, float mu, float tau, Matrix& lik_w, Matrix& lik_h) {
+                    const BpmfShape& shape, float mu, float tau, Matrix& lik_w, Matrix& lik_h,
+                    FisherSums* fisher) {
   const int k = kFixed > 0 ? kFixed : shape.rank;
   const bool bias = shape.bias;
   const bool all = subsample.fraction >= 1.0;
@@ -145,6 +147,7 @@ void SubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
     if (begin == end) continue;
     const float* __restrict wr = w.row(r).data();
     float* __restrict gw = lik_w.row(r).data();
+    float* __restrict fw = kFisher ? fisher->w.row(r).data() : nullptr;
     const float b = bias ? wr[k] : 0.0f;
     for (std::uint64_t e = subset.First(begin); e < end; e += subset.stride) {
       if (!all && !subsample.Keeps(e)) continue;
@@ -161,6 +164,17 @@ void SubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
       if (bias) {
         gw[k] += g;
         gh[k] += g;
+      }
+      if (kFisher) {
+        float* __restrict fh = fisher->h.row(c).data();
+        for (int f = 0; f < k; ++f) {
+          fw[f] += tau * (hc[f] * hc[f]);
+          fh[f] += tau * (wr[f] * wr[f]);
+        }
+        if (bias) {
+          fw[k] += tau;
+          fh[k] += tau;
+        }
       }
     }
   }
@@ -218,10 +232,18 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
 void AccumulateSubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
                               const Subsample& subsample, const Matrix& w, const Matrix& h,
                               const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
-                              Matrix& lik_h) {
+                              Matrix& lik_h, FisherSums* fisher) {
+  if (fisher) {
+    fisher->w.setZero(w.rows(), w.cols());
+    fisher->h.setZero(h.rows(), h.cols());
+  }
   WithCompiledRank(shape.rank, [&](auto fixed) {
-    SubsetGradient<decltype(fixed)::value>(tile, subset, subsample, w, h, shape, mu, tau, lik_w,
-                                           lik_h);
+    constexpr int K = decltype(fixed)::value;
+    if (fisher)
+      SubsetGradient<K, true>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h, fisher);
+    else
+      SubsetGradient<K, false>(tile, subset, subsample, w, h, shape, mu, tau, lik_w, lik_h,
+                               nullptr);
   });
 }
 

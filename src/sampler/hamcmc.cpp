@@ -11,11 +11,12 @@
 namespace carousel {
 
 Hamcmc::Hamcmc(int memory, double trust, double initial_scale,
-               std::shared_ptr<const DiagonalMetric> initial_metric)
+               std::shared_ptr<const DiagonalMetric> initial_metric, bool fisher_at_newest)
     : memory_(memory),
       trust_(trust),
       initial_scale_(initial_scale),
-      initial_metric_(std::move(initial_metric)) {
+      initial_metric_(std::move(initial_metric)),
+      fisher_at_newest_(fisher_at_newest) {
   if (memory < 2 || memory > lbfgs::kMaxPairs + 1)
     throw UsageError("--memory", "HAMCMC needs 2 <= M <= " + std::to_string(lbfgs::kMaxPairs + 1) +
                                      ", got " + std::to_string(memory));
@@ -23,6 +24,10 @@ Hamcmc::Hamcmc(int memory, double trust, double initial_scale,
     throw UsageError("--trust", "must be finite and >= 0");
   if (!(initial_scale > 0.0) || !std::isfinite(initial_scale))
     throw UsageError("--initial-scale", "must be finite and > 0");
+  if (fisher_at_newest && !(trust > 0.0))
+    throw UsageError("--trust", "the Fisher H0 needs lambda > 0 (it keeps H0 finite)");
+  if (fisher_at_newest && !initial_metric_)
+    throw UsageError("--initial-metric", "fisher: needs a metric for the first iteration");
 }
 
 void Hamcmc::InitAux(BlockState& block) const {
@@ -78,7 +83,11 @@ Hamcmc::Workspace& Hamcmc::Prepare(const BlockState& block, const BlockGradient&
       ws->g(r, c) = -gradient.LogPosterior(base, r, c);
     }
   }
-  if (initial_metric_) {
+  if (fisher_at_newest_ && steps_ > 0) {
+    // aux[fisher_slot()] was written by AfterStep at theta_{t-1}, not at base (Gamma = 0).
+    ws->g_inv = block.aux[fisher_slot()].cwiseInverse();
+    ws->w = ws->g_inv.array().sqrt();
+  } else if (initial_metric_) {
     initial_metric_->Evaluate(base, gradient, ws->g_inv, ws->d_g_inv);
     // H^0 must be constant in theta (Gamma = 0) and positive definite.
     if (!(ws->d_g_inv.array() == 0.0f).all())
@@ -218,6 +227,7 @@ void Hamcmc::AfterStep(BlockState& block, const BlockGradient& at_new_point) con
   for (Eigen::Index r = 0; r < block.theta.rows(); ++r)
     for (Eigen::Index c = 0; c < block.theta.cols(); ++c)
       y(r, c) = (-at_new_point.LogPosterior(block.theta, r, c) - y(r, c)) + trust * s(r, c);
+  StoreFisher(block, at_new_point);
 }
 
 // y_t = grad U~_S(theta_t) - grad U~_S(theta_{t-M}) + lambda s_t on the sub-minibatch S: the
@@ -235,21 +245,35 @@ void Hamcmc::AfterStep(BlockState& block, const BlockGradient& at_new_point,
     for (Eigen::Index c = 0; c < block.theta.cols(); ++c)
       y(r, c) = -scale * (at_new_point.lik_sum(r, c) - at_gradient_point.lik_sum(r, c)) +
                 (at_new_point.prior_precision[c] + trust) * s(r, c);
+  StoreFisher(block, at_new_point);
 }
 
-void Hamcmc::PostSums(const BlockState& block, double* out) const {
-  const Matrix& s = block.aux[s_slot(pairs() - 1)];
-  const Matrix& y = block.aux[y_slot(pairs() - 1)];
-  double sum = 0.0;
-  for (Eigen::Index r = 0; r < s.rows(); ++r)
-    for (Eigen::Index c = 0; c < s.cols(); ++c)
-      sum += static_cast<double>(s(r, c)) * static_cast<double>(y(r, c));
-  out[0] = sum;
+// prior + lambda + scale F_S(theta_t): the diagonal of the Fisher information of
+// U + lambda |theta|^2 / 2, estimated at theta_t, which is H^0's inverse (over gamma) for the
+// next step. That step moves theta_{t+1-M} != theta_t (M >= 2).
+void Hamcmc::StoreFisher(BlockState& block, const BlockGradient& at_new_point) const {
+  if (!fisher_at_newest_) return;
+  if (!at_new_point.fisher_sum)
+    throw Error(ExitCode::kInternal, "hamcmc: the Fisher H0 needs the Fisher sums after the step");
+  const Matrix& fisher = *at_new_point.fisher_sum;
+  Matrix& out = block.aux[fisher_slot()];
+  const auto scale = static_cast<float>(at_new_point.scale);
+  const auto trust = static_cast<float>(trust_);
+  for (Eigen::Index r = 0; r < out.rows(); ++r)
+    for (Eigen::Index c = 0; c < out.cols(); ++c)
+      out(r, c) = (at_new_point.prior_precision[c] + trust) + scale * fisher(r, c);
 }
 
-void Hamcmc::EndIteration(const double* post_sums, double) {
+// The newest pair in this iteration's memory was formed by the previous step (there is
+// none before step 1); the summed Gram matrix decided whether it was used.
+void Hamcmc::EndIteration(const double* pre_sums, const double*, double) {
+  if (steps_ > 0) {
+    const lbfgs::Basis basis{pairs()};
+    const lbfgs::Gram gram = lbfgs::UnpackGram(pre_sums, basis.size());
+    const std::vector<int> used = lbfgs::CurvaturePairs(gram, basis);
+    if (std::find(used.begin(), used.end(), pairs() - 1) == used.end()) ++nonpositive_pairs_;
+  }
   ++steps_;
-  if (!(post_sums[0] > 0.0)) ++nonpositive_pairs_;
 }
 
 std::vector<double> Hamcmc::global_state() const {

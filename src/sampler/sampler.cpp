@@ -26,7 +26,7 @@ void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, dou
 void Sampler::AfterStep(BlockState&, const BlockGradient&) const {}
 void Sampler::AfterStep(BlockState&, const BlockGradient&, const BlockGradient&) const {}
 void Sampler::PostSums(const BlockState&, double*) const {}
-void Sampler::EndIteration(const double*, double) {}
+void Sampler::EndIteration(const double*, const double*, double) {}
 
 void Sampler::set_global_state(const std::vector<double>& state) {
   if (!state.empty()) throw Error(ExitCode::kCheckpoint, name() + ": unexpected sampler state");
@@ -55,16 +55,17 @@ std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options) {
     return std::make_unique<Sgrhmc>(options.metric, options.noise_estimate);
   }
   if (options.name == "hamcmc") {
-    if (options.initial_metric != "identity" && options.initial_metric != "metric")
-      throw UsageError("--initial-metric",
-                       "must be identity or metric, got '" + options.initial_metric + "'");
+    const std::string& kind = options.initial_metric;
+    if (kind != "identity" && kind != "metric" && kind != "fisher")
+      throw UsageError("--initial-metric", "must be identity, metric or fisher, got '" + kind + "'");
     std::shared_ptr<const DiagonalMetric> h0;
-    if (options.initial_metric == "metric") {
+    if (kind != "identity") {
       if (!options.metric)
-        throw UsageError("--initial-metric", "metric: the model supplies no metric G(theta)");
+        throw UsageError("--initial-metric", kind + ": the model supplies no metric G(theta)");
       h0 = options.metric;
     }
-    return std::make_unique<Hamcmc>(options.memory, options.trust, options.initial_scale, h0);
+    return std::make_unique<Hamcmc>(options.memory, options.trust, options.initial_scale, h0,
+                                    kind == "fisher");
   }
   std::string known;
   for (const auto& n : SamplerNames()) known += (known.empty() ? "" : ", ") + n;

@@ -36,7 +36,7 @@ void Sgnht::PostSums(const BlockState& block, double* out) const {
   out[1] = static_cast<double>(block.aux[0].size());
 }
 
-void Sgnht::EndIteration(const double* post_sums, double step) {
+void Sgnht::EndIteration(const double*, const double* post_sums, double step) {
   if (!(post_sums[1] > 0.0))
     throw Error(ExitCode::kInternal, "sgnht: thermostat update over an empty parameter vector");
   xi_ += step * (post_sums[0] / post_sums[1] - 1.0);

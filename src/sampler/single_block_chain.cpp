@@ -34,7 +34,7 @@ void SingleBlockChain::Step(double step) {
     sampler_.AfterStep(block_, GradientAt(block_.theta, lik_after_));
   std::vector<double> post(static_cast<std::size_t>(sampler_.post_sum_count()), 0.0);
   sampler_.PostSums(block_, post.data());
-  sampler_.EndIteration(post.data(), step);
+  sampler_.EndIteration(pre.data(), post.data(), step);
   ++iteration_;
 }
 

@@ -112,5 +112,52 @@ TEST(BpmfCurvatureSubset, EachEntryWithProbabilityOneOverStride) {
   EXPECT_EQ(SystematicSubset::For(1.0, 1, 0, 0).stride, 1u);
 }
 
+// The Fisher sums of the subset pass (HAMCMC's --initial-metric fisher) against a direct
+// sum over the entries the pass visits: tau h_jf^2 into w_if, tau w_if^2 into h_jf, tau into
+// both biases; the gradient is the same bits as without them.
+TEST(BpmfCurvatureSubset, FisherSumsAreTheVisitedEntriesInformation) {
+  const float tau = 2.0f;
+  for (const bool bias : {true, false})
+    for (const int rank : {10, 7}) {
+      const Tile t = MakeTile(40, 30, rank, bias, 8);
+      const BpmfShape shape{rank, bias};
+      const Subsample batch = Subsample::For(0.5, 3, 1, 7);
+      const SystematicSubset subset = SystematicSubset::For(0.25, 11, 1, 7);
+      Matrix w_plain = Matrix::Zero(t.w.rows(), t.w.cols()), h_plain = Matrix::Zero(t.h.rows(), t.h.cols());
+      AccumulateSubsetGradient(t.ratings, subset, batch, t.w, t.h, shape, 3.5f, tau, w_plain,
+                               h_plain);
+      Matrix w_lik = Matrix::Zero(t.w.rows(), t.w.cols()), h_lik = Matrix::Zero(t.h.rows(), t.h.cols());
+      FisherSums fisher;
+      fisher.w = Matrix::Constant(3, 3, 9.0f);  // stale contents are cleared
+      AccumulateSubsetGradient(t.ratings, subset, batch, t.w, t.h, shape, 3.5f, tau, w_lik, h_lik,
+                               &fisher);
+      EXPECT_TRUE(w_lik == w_plain);
+      EXPECT_TRUE(h_lik == h_plain);
+
+      Eigen::MatrixXd want_w = Eigen::MatrixXd::Zero(t.w.rows(), t.w.cols());
+      Eigen::MatrixXd want_h = Eigen::MatrixXd::Zero(t.h.rows(), t.h.cols());
+      int visited = 0;
+      for (Eigen::Index r = 0; r < t.w.rows(); ++r)
+        for (std::uint32_t e = t.ratings.row_start[r]; e < t.ratings.row_start[r + 1]; ++e) {
+          if (!subset.Keeps(e) || !batch.Keeps(e)) continue;
+          ++visited;
+          const std::uint32_t c = t.ratings.col[e];
+          for (int f = 0; f < rank; ++f) {
+            want_w(r, f) += tau * double(t.h(c, f)) * t.h(c, f);
+            want_h(c, f) += tau * double(t.w(r, f)) * t.w(r, f);
+          }
+          if (bias) {
+            want_w(r, rank) += tau;
+            want_h(c, rank) += tau;
+          }
+        }
+      ASSERT_GT(visited, 10);
+      ASSERT_EQ(fisher.w.rows(), t.w.rows());
+      ASSERT_EQ(fisher.h.rows(), t.h.rows());
+      EXPECT_LT((fisher.w.cast<double>() - want_w).cwiseAbs().maxCoeff(), 1e-5);
+      EXPECT_LT((fisher.h.cast<double>() - want_h).cwiseAbs().maxCoeff(), 1e-5);
+    }
+}
+
 }  // namespace
 }  // namespace carousel

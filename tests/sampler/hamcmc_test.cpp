@@ -479,12 +479,7 @@ class TwoBlockDriver {
       sampler_.StepWithSums(blocks_[k], Grad(lik[k]), eps, keys[k], sum.data());
     lik_at(blocks_[0].theta, blocks_[1].theta, lik_new);
     for (int k = 0; k < 2; ++k) sampler_.AfterStep(blocks_[k], Grad(lik_new[k]));
-    double post_part[2][1], post = 0.0;
-    for (int k = 0; k < 2; ++k) {
-      sampler_.PostSums(blocks_[k], post_part[k]);
-      post += post_part[k][0];
-    }
-    sampler_.EndIteration(&post, eps);
+    sampler_.EndIteration(sum.data(), nullptr, eps);
     ++iteration_;
   }
 

@@ -223,7 +223,7 @@ TEST(RecipeSamplersStep, SgnhtThermostatSumsOverTheWholeVector) {
   whole.Step(block, o.Gradient(), eps, o.key);
   double sums[2] = {0, 0};
   whole.PostSums(block, sums);
-  whole.EndIteration(sums, eps);
+  whole.EndIteration(nullptr, sums, eps);
 
   double p2 = 0.0;
   for (Eigen::Index r = 0; r < 2; ++r) {
@@ -251,7 +251,7 @@ TEST(RecipeSamplersStep, SgnhtThermostatSumsOverTheWholeVector) {
     total[0] += s[0];
     total[1] += s[1];
   }
-  split.EndIteration(total, eps);
+  split.EndIteration(nullptr, total, eps);
   EXPECT_DOUBLE_EQ(total[1], 6.0);
   EXPECT_NEAR(split.thermostat(), whole.thermostat(), 1e-12);
 

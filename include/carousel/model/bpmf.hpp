@@ -76,12 +76,21 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
                                           const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
                                           CurvatureSubset* curvature = nullptr);
 
+// The Fisher information of the ratings a pass visits, per parameter: for
+// r ~ N(mu + b_i + c_j + w_i . h_j, 1 / tau) the information about w_if is tau h_jf^2, about
+// h_jf tau w_if^2, about either bias tau (the Gauss-Newton diagonal; it does not depend on
+// the parameter itself, only on its partner). Same shapes as W and H; summed like lik_w.
+struct FisherSums {
+  Matrix w, h;
+};
+
 // Adds the likelihood gradient of the minibatch entries (those `subsample` keeps) that are
 // also in `subset` to lik_w / lik_h: the curvature subset's gradient at another point.
+// With `fisher`, also their Fisher information (zeroed here) at the same point.
 void AccumulateSubsetGradient(const TileRatings& tile, const SystematicSubset& subset,
                               const Subsample& subsample, const Matrix& w, const Matrix& h,
                               const BpmfShape& shape, float mu, float tau, Matrix& lik_w,
-                              Matrix& lik_h);
+                              Matrix& lik_h, FisherSums* fisher = nullptr);
 
 // Prior precision of each block column: lambda for the factors, lambda_bias for the bias.
 Eigen::VectorXf PriorPrecision(const BpmfShape& shape, double lambda, double lambda_bias);

@@ -32,6 +32,10 @@ struct BlockGradient {
   // Optional, supplied by the model for metrics that use it: how much data each row of the
   // block sees (for matrix factorization, the row's number of ratings).
   const Eigen::VectorXf* row_data_count = nullptr;
+  // Optional, for samplers that ask for it (Sampler::needs_fisher_after_step): the Fisher
+  // information of the minibatch about each element, summed like lik_sum (so that
+  // scale * fisher_sum estimates the whole data's), at the same point.
+  const Matrix* fisher_sum = nullptr;
 
   float LogPosterior(const Matrix& theta, Eigen::Index r, Eigen::Index c) const {
     return static_cast<float>(scale) * lik_sum(r, c) - prior_precision[c] * theta(r, c);

@@ -38,6 +38,21 @@
 // (a metric reporting d G^-1 / d theta != 0 is refused): otherwise H would depend on
 // theta_{t-M} and the Gamma term would come back. Without a metric, W = I.
 //
+// H^0 from the Fisher information at the newest sample (initial metric "fisher"). A fixed
+// metric cannot follow the scale of the parameters. For matrix factorization the curvature
+// of U in w_if is lambda_w + tau sum_j h_jf^2 over the user's ratings: it grows a
+// hundredfold as the factors leave their small initial values, and it differs between
+// factors and biases by a factor of about five at the posterior. So H^0 may instead be
+//   H^0_t = gamma diag(prior + lambda + scale F_S(theta_{t-1}))^-1,
+// the inverse diagonal of (Fisher information of U + lambda I), the matrix L-BFGS
+// approximates with the shifted pairs (Sec. 3.2). F_S is estimated at the newest sample
+// theta_{t-1} on the curvature subset S of Omega_{t-1}, which AfterStep of iteration t-1
+// visits anyway (BlockGradient::fisher_sum). theta_{t-1} is one of the samples Eq. 10 lets
+// H_t use (theta_{t-2M+1} .. theta_{t-1} except theta_{t-M}; M >= 2), so H_t still does not
+// depend on theta_{t-M} and Gamma stays zero, exactly as for the pairs. The estimate lives
+// in one more block array; lambda > 0 keeps it positive. Iteration 1 has no newest sample
+// yet and uses the theta-free metric instead.
+//
 // Auxiliary arrays of a block (all n x d, same shape as theta), at the start of iteration t
 // (the step that makes theta_t; theta_0 is the initial state):
 //   theta                    = theta_{t-1}, the newest sample (used for predictions);
@@ -45,7 +60,8 @@
 //                              is GradientPoint(), where the engine evaluates the gradient;
 //   aux[M-1 + i], i < M-1    = s_{t-M+1+i}, oldest first;
 //   aux[2M-2 + i], i < M-1   = y_{t-M+1+i}, oldest first.
-// 3M - 3 arrays in all. Between StepWithSums and AfterStep of one iteration the newest
+//   aux[3M-3] (Fisher H^0 only)  = prior + lambda + scale F_S(theta_{t-1}), H^0's inverse / gamma.
+// 3M - 3 arrays in all (3M - 2 with the Fisher H^0). Between StepWithSums and AfterStep of one iteration the newest
 // y slot holds grad U~_Omega_t(theta_{t-M}) (so AfterStep can form y_t without another
 // array); checkpoints are taken between iterations, never there. InitAux copies theta_0
 // into every sample slot (theta_{t-M} := theta_0 for t <= M) and zeroes the pairs.
@@ -61,7 +77,8 @@
 // it is left out of both recursions for the iterations it is in memory (the decision is
 // made from the summed Gram matrix, so every block makes the same one). With lambda large
 // enough (lambda > -smallest eigenvalue of the minibatch Hessian) it never happens;
-// nonpositive_pairs() counts the pairs formed that had to be left out.
+// nonpositive_pairs() counts the pairs left out, each once: EndIteration reads the newest
+// pair's s^T y from the same summed Gram matrix (no reduction of its own).
 //
 // Limits (measured with tests/sampler/hamcmc_test.cpp and scratch runs, not proved):
 // - A constant step leaves an O(eps) covariance bias, dominated on minibatches by the
@@ -78,7 +95,8 @@
 // minibatch; Alg. 1 needs both; with the engine's --curvature-fraction f the second one is
 // taken on a 1/round(1/f) subset, see the two-gradient AfterStep), one draw of the noise,
 // O(M^2 n d) for the Gram part, O(M n d) for the step, O(M^3) for the coefficients
-// (shared), (3M - 3) n d floats of state. PreSums keeps z, g (and W) of the block in a
+// (shared), (3M - 3) n d floats of state (3M - 2 with the Fisher H^0, whose sums the
+// engine adds to the second gradient pass), one reduction of M (2M + 1) numbers. PreSums keeps z, g (and W) of the block in a
 // per-block workspace for StepWithSums, so the noise (Box-Muller dominates a step) is drawn
 // once; the workspace is a cache keyed by the block and the noise key, never state
 // (StepWithSums redraws on a mismatch).
@@ -96,12 +114,15 @@ class Hamcmc : public Sampler {
  public:
   // memory M in [2, lbfgs::kMaxPairs + 1]; trust lambda >= 0; initial_scale gamma > 0.
   // initial_metric: H^0 = gamma G^-1 (must not depend on theta); null: H^0 = gamma I.
+  // fisher_at_newest: H^0 from the Fisher information at the newest sample (above), with
+  // initial_metric for iteration 1; needs lambda > 0 and an initial_metric.
   // Throws UsageError otherwise.
   Hamcmc(int memory, double trust, double initial_scale,
-         std::shared_ptr<const DiagonalMetric> initial_metric = nullptr);
+         std::shared_ptr<const DiagonalMetric> initial_metric = nullptr,
+         bool fisher_at_newest = false);
 
   std::string name() const override { return "hamcmc"; }
-  int aux_count() const override { return 3 * memory_ - 3; }
+  int aux_count() const override { return 3 * memory_ - 3 + (fisher_at_newest_ ? 1 : 0); }
   void InitAux(BlockState& block) const override;
 
   // HAMCMC couples all blocks of the parameter vector: it runs only through the
@@ -115,16 +136,15 @@ class Hamcmc : public Sampler {
   void StepWithSums(BlockState& block, const BlockGradient& gradient, double step,
                     const NoiseKey& noise, const double* pre_sums) const override;
   bool needs_gradient_after_step() const override { return true; }
+  bool needs_fisher_after_step() const override { return fisher_at_newest_; }
   void AfterStep(BlockState& block, const BlockGradient& at_new_point) const override;
   // y_t from both gradients on a sub-minibatch S of Omega_t (engine option
   // --curvature-fraction): any S chosen independently of theta keeps H_t free of
   // theta_{t-M}, so Gamma stays zero; a smaller S gives a noisier secant.
   void AfterStep(BlockState& block, const BlockGradient& at_new_point,
                  const BlockGradient& at_gradient_point) const override;
-  // One number: the block's part of s_t^T y_t of the pair just formed.
-  int post_sum_count() const override { return 1; }
-  void PostSums(const BlockState& block, double* out) const override;
-  void EndIteration(const double* post_sums, double step) override;
+  // Counts the step, and the newest pair in memory if the Gram matrix left it out.
+  void EndIteration(const double* pre_sums, const double* post_sums, double step) override;
 
   const Matrix& GradientPoint(const BlockState& block) const override { return block.aux[0]; }
 
@@ -143,6 +163,9 @@ class Hamcmc : public Sampler {
   int sample_slot(int i) const { return i; }               // theta_{t-M+i}, i < M-1
   int s_slot(int i) const { return memory_ - 1 + i; }      // s, oldest first
   int y_slot(int i) const { return 2 * memory_ - 2 + i; }  // y, oldest first
+  int fisher_slot() const { return 3 * memory_ - 3; }      // Fisher H^0 only
+  // aux[fisher_slot()] from the Fisher information at the new point (AfterStep).
+  void StoreFisher(BlockState& block, const BlockGradient& at_new_point) const;
 
   // What PreSums computed for one block and iteration, reused by StepWithSums.
   struct Workspace {
@@ -160,6 +183,7 @@ class Hamcmc : public Sampler {
   double trust_;
   double initial_scale_;
   std::shared_ptr<const DiagonalMetric> initial_metric_;
+  bool fisher_at_newest_;
   // Samplers are const during a step; the workspace is a cache, not state (see above).
   mutable std::vector<Workspace> workspaces_;
   std::uint64_t steps_ = 0;

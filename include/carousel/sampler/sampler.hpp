@@ -37,13 +37,16 @@ class Sampler {
   //   3. if needs_gradient_after_step(): AfterStep with the gradient at the new point on
   //      the same minibatch (HAMCMC: y_t = grad U~(theta_t) - grad U~(theta_{t-M}));
   //   4. PostSums; their total goes to EndIteration once per iteration on every rank
-  //      (SGNHT: p.p for its thermostat).
+  //      (SGNHT: p.p for its thermostat), with the total of step 1 (HAMCMC counts the
+  //      pairs its Gram matrix left out). A width of 0 costs no reduction.
   virtual int pre_sum_count() const { return 0; }
   virtual void PreSums(const BlockState& block, const BlockGradient& gradient,
                        const NoiseKey& noise, double* out) const;
   virtual void StepWithSums(BlockState& block, const BlockGradient& gradient, double step,
                             const NoiseKey& noise, const double* pre_sums) const;
   virtual bool needs_gradient_after_step() const { return false; }
+  // AfterStep's at_new_point must then carry fisher_sum (HAMCMC with the Fisher H^0).
+  virtual bool needs_fisher_after_step() const { return false; }
   virtual void AfterStep(BlockState& block, const BlockGradient& at_new_point) const;
   // The same, when the engine forms the curvature pair on a sub-minibatch of Omega_t (a
   // cheaper second gradient): both gradients on that subset, with the same scale, at the
@@ -52,7 +55,7 @@ class Sampler {
                          const BlockGradient& at_gradient_point) const;
   virtual int post_sum_count() const { return 0; }
   virtual void PostSums(const BlockState& block, double* out) const;
-  virtual void EndIteration(const double* post_sums, double step);
+  virtual void EndIteration(const double* pre_sums, const double* post_sums, double step);
 
   // The point where the next stochastic gradient is evaluated (HAMCMC: theta_{t-M}).
   virtual const Matrix& GradientPoint(const BlockState& block) const { return block.theta; }
@@ -72,8 +75,9 @@ struct SamplerOptions {
   int memory = 2;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
   double trust = 1.0;            // HAMCMC: lambda, y_t += lambda s_t
   double initial_scale = 1.0;    // HAMCMC: gamma, H^0 = gamma I
-  // HAMCMC: "identity" (H^0 = gamma I) or "metric" (H^0 = gamma G^-1 with `metric`, which
-  // must not depend on theta; hamcmc.hpp).
+  // HAMCMC: "identity" (H^0 = gamma I), "metric" (H^0 = gamma G^-1 with `metric`, which
+  // must not depend on theta) or "fisher" (H^0 = gamma (prior + lambda + Fisher at the
+  // newest sample)^-1, `metric` before the first; hamcmc.hpp).
   std::string initial_metric = "identity";
   // SGRLD / SGRHMC (and HAMCMC's H^0): the metric G(theta), supplied by the model or the user.
   std::shared_ptr<const DiagonalMetric> metric;

@@ -36,7 +36,7 @@ class Sgnht : public Sampler {
 
   int post_sum_count() const override { return 2; }
   void PostSums(const BlockState& block, double* out) const override;  // {p^T p, n}
-  void EndIteration(const double* post_sums, double step) override;
+  void EndIteration(const double* pre_sums, const double* post_sums, double step) override;
 
   std::vector<double> global_state() const override { return {xi_}; }
   void set_global_state(const std::vector<double>& state) override;
