@@ -467,14 +467,15 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
       const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
       const double scale =
           subset ? plan.scale * static_cast<double>(curvature[i].subset.stride) : plan.scale;
-      const BlockGradient w_at_new{lik_w_new, scale, plan.batch, plan.prior_w, &p.rb->degree,
-                                   fisher_w};
-      const BlockGradient h_at_new{lik_h_new, scale, plan.batch, plan.prior_h, &col_degree_[p.j],
-                                   fisher_h};
+      const BlockGradient w_at_new{lik_w_new,    scale,         plan.batch,
+                                   plan.prior_w, &p.rb->degree, fisher_w};
+      const BlockGradient h_at_new{lik_h_new,         scale,   plan.batch, plan.prior_h,
+                                   &col_degree_[p.j], fisher_h};
       if (subset) {
         const CurvatureSubset& cs = curvature[i];
-        sampler_->AfterStep(p.rb->state, w_at_new,
-                            BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
+        sampler_->AfterStep(
+            p.rb->state, w_at_new,
+            BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
         sampler_->AfterStep(
             *p.col, h_at_new,
             BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});

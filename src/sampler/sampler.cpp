@@ -57,7 +57,8 @@ std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options) {
   if (options.name == "hamcmc") {
     const std::string& kind = options.initial_metric;
     if (kind != "identity" && kind != "metric" && kind != "fisher")
-      throw UsageError("--initial-metric", "must be identity, metric or fisher, got '" + kind + "'");
+      throw UsageError("--initial-metric",
+                       "must be identity, metric or fisher, got '" + kind + "'");
     std::shared_ptr<const DiagonalMetric> h0;
     if (kind != "identity") {
       if (!options.metric)

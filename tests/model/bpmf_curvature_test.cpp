@@ -123,10 +123,12 @@ TEST(BpmfCurvatureSubset, FisherSumsAreTheVisitedEntriesInformation) {
       const BpmfShape shape{rank, bias};
       const Subsample batch = Subsample::For(0.5, 3, 1, 7);
       const SystematicSubset subset = SystematicSubset::For(0.25, 11, 1, 7);
-      Matrix w_plain = Matrix::Zero(t.w.rows(), t.w.cols()), h_plain = Matrix::Zero(t.h.rows(), t.h.cols());
+      Matrix w_plain = Matrix::Zero(t.w.rows(), t.w.cols()),
+             h_plain = Matrix::Zero(t.h.rows(), t.h.cols());
       AccumulateSubsetGradient(t.ratings, subset, batch, t.w, t.h, shape, 3.5f, tau, w_plain,
                                h_plain);
-      Matrix w_lik = Matrix::Zero(t.w.rows(), t.w.cols()), h_lik = Matrix::Zero(t.h.rows(), t.h.cols());
+      Matrix w_lik = Matrix::Zero(t.w.rows(), t.w.cols()),
+             h_lik = Matrix::Zero(t.h.rows(), t.h.cols());
       FisherSums fisher;
       fisher.w = Matrix::Constant(3, 3, 9.0f);  // stale contents are cleared
       AccumulateSubsetGradient(t.ratings, subset, batch, t.w, t.h, shape, 3.5f, tau, w_lik, h_lik,

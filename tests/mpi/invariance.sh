@@ -33,8 +33,10 @@ done
 # HAMCMC history travel with their blocks; HAMCMC's L-BFGS inner products are one ordered
 # reduction per iteration. Random strata for HAMCMC too, whose blocks jump between ranks.
 # Cyclic HAMCMC needs gcd(M, B) = 1 (M = 3 here), and the rating-count H0 is checked too,
-# as are curvature pairs on a keyed subset of a subsampled minibatch (--curvature-fraction).
-for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric hamcmc-curvature; do
+# as are curvature pairs on a keyed subset of a subsampled minibatch (--curvature-fraction)
+# and the Fisher H0 from the second pass (on the subset, and on the whole minibatch).
+for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric hamcmc-curvature \
+  hamcmc-fisher hamcmc-fisherall; do
   schedule=cyclic
   extra=()
   [[ $sampler == hamcmc-random ]] && schedule=random
@@ -42,6 +44,9 @@ for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric hamcm
   [[ $sampler == hamcmc-metric ]] && extra=(--memory 3 --initial-metric metric)
   [[ $sampler == hamcmc-curvature ]] &&
     extra=(--memory 3 --initial-metric metric --minibatch 0.5 --curvature-fraction 0.3)
+  [[ $sampler == hamcmc-fisher ]] &&
+    extra=(--memory 3 --initial-metric fisher --trust 10 --minibatch 0.5 --curvature-fraction 0.3)
+  [[ $sampler == hamcmc-fisherall ]] && extra=(--memory 3 --initial-metric fisher)
   for np in 1 2 4; do
     run_ok "$sampler-p$np" "$np" mf "${COMMON[@]}" --tiles 4 --seed 7 \
       --sampler "${sampler%-*}" "${extra[@]}" --schedule "$schedule" --out "$T/$sampler-p$np"

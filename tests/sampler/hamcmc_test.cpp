@@ -435,6 +435,150 @@ TEST(Hamcmc, RejectsThetaDependentInitialMetric) {
 }
 
 // ---------------------------------------------------------------------------------------
+// H^0 from the Fisher information at the newest sample (hamcmc.hpp, "fisher").
+
+// One block, as SingleBlockChain, except that AfterStep also gets Fisher sums: `fisher`
+// fills them at the new point (none when it is empty). No prior, scale 1.
+class FisherChain {
+ public:
+  using Fisher = std::function<void(const Matrix& theta, Matrix& sums)>;
+  FisherChain(Hamcmc& sampler, Matrix theta0, VectorGradient gradient, Fisher fisher,
+              std::uint64_t seed)
+      : sampler_(sampler),
+        gradient_(ForBlock(std::move(gradient))),
+        fisher_(std::move(fisher)),
+        seed_(seed) {
+    block_.theta = std::move(theta0);
+    sampler_.InitAux(block_);
+    ids_.resize(static_cast<std::size_t>(block_.theta.rows()));
+    std::iota(ids_.begin(), ids_.end(), 0u);
+    no_prior_ = Eigen::VectorXf::Zero(block_.theta.cols());
+  }
+
+  void Step(double eps) {
+    const NoiseKey noise{seed_, Purpose::kNoiseRow, iteration_, &ids_};
+    const Matrix lik = LikelihoodAt(sampler_.GradientPoint(block_));
+    const BlockGradient gradient{lik, 1.0, 1.0, no_prior_};
+    std::vector<double> pre(static_cast<std::size_t>(sampler_.pre_sum_count()), 0.0);
+    sampler_.PreSums(block_, gradient, noise, pre.data());
+    sampler_.StepWithSums(block_, gradient, eps, noise, pre.data());
+    const Matrix lik_new = LikelihoodAt(block_.theta);
+    Matrix sums;
+    if (fisher_) fisher_(block_.theta, sums);
+    sampler_.AfterStep(
+        block_, BlockGradient{lik_new, 1.0, 1.0, no_prior_, nullptr, fisher_ ? &sums : nullptr});
+    sampler_.EndIteration(pre.data(), nullptr, eps);
+    ++iteration_;
+  }
+
+  const BlockState& block() const { return block_; }
+
+ private:
+  Matrix LikelihoodAt(const Matrix& point) const {
+    Matrix grad_u;
+    gradient_(point, iteration_, grad_u);
+    return -grad_u;
+  }
+
+  Hamcmc& sampler_;
+  SingleBlockChain::Gradient gradient_;
+  Fisher fisher_;
+  std::uint64_t seed_;
+  BlockState block_;
+  std::vector<std::uint32_t> ids_;
+  Eigen::VectorXf no_prior_;
+  std::uint64_t iteration_ = 0;
+};
+
+// G^-1 = 2^-(r + c): values whose inverse is exact in float, so that a Fisher H^0 can equal
+// it bit for bit.
+class PowerOfTwoMetric : public DiagonalMetric {
+ public:
+  std::string name() const override { return "power-of-two"; }
+  void Evaluate(const Matrix& theta, const BlockGradient&, Matrix& g_inv,
+                Matrix& d_g_inv) const override {
+    g_inv.resize(theta.rows(), theta.cols());
+    for (Eigen::Index r = 0; r < theta.rows(); ++r)
+      for (Eigen::Index c = 0; c < theta.cols(); ++c)
+        g_inv(r, c) = std::ldexp(1.0f, -static_cast<int>(r + c));
+    d_g_inv.setZero(theta.rows(), theta.cols());
+  }
+};
+
+// With Fisher sums that make prior + lambda + sums = G, the Fisher H^0 is the metric H^0 (whose
+// chain DenseReferenceWithMetricH0 checks against Alg. 1): the same chain, bit for bit. With
+// other sums the chain differs, so the stored Fisher is what the step uses.
+TEST(Hamcmc, FisherH0IsTheMetricH0ForTheSameValues) {
+  const Regression p = MakeRegression(12, 400, 0.6, 21);
+  const auto metric = std::make_shared<PowerOfTwoMetric>();
+  const double trust = 0.5, gamma = 0.1, eps = 0.05;
+  auto sums_for = [trust](float factor) {
+    return [trust, factor](const Matrix& theta, Matrix& sums) {
+      sums.resize(theta.rows(), theta.cols());
+      for (Eigen::Index r = 0; r < theta.rows(); ++r)
+        for (Eigen::Index c = 0; c < theta.cols(); ++c)
+          sums(r, c) =
+              factor * std::ldexp(1.0f, static_cast<int>(r + c)) - static_cast<float>(trust);
+    };
+  };
+  const Matrix theta0 = Unflatten(VectorXd::Zero(12), 4, 3);
+  for (int memory : {2, 3}) {
+    SCOPED_TRACE("M = " + std::to_string(memory));
+    Hamcmc with_metric(memory, trust, gamma, metric);
+    Hamcmc with_fisher(memory, trust, gamma, metric, true);
+    Hamcmc with_other_fisher(memory, trust, gamma, metric, true);
+    EXPECT_EQ(with_fisher.aux_count(), with_metric.aux_count() + 1);
+    FisherChain a(with_metric, theta0, GradientOf(p), {}, 5);
+    FisherChain b(with_fisher, theta0, GradientOf(p), sums_for(1.0f), 5);
+    FisherChain c(with_other_fisher, theta0, GradientOf(p), sums_for(2.0f), 5);
+    bool equal = true;
+    for (int t = 1; t <= 60; ++t) {
+      a.Step(eps);
+      b.Step(eps);
+      c.Step(eps);
+      equal = equal && a.block().theta == b.block().theta;
+    }
+    EXPECT_TRUE(equal);
+    EXPECT_FALSE(c.block().theta == a.block().theta);
+  }
+}
+
+// The stored Fisher is prior + lambda + scale * sums at the new point theta_t, the newest
+// sample, which the next step (moving theta_{t+1-M}) uses: never at the point it moves.
+TEST(Hamcmc, FisherH0IsEvaluatedAtTheNewestSample) {
+  const Regression p = MakeRegression(6, 400, 0.6, 22);
+  const auto metric = std::make_shared<PowerOfTwoMetric>();
+  auto fisher = [](const Matrix& theta, Matrix& sums) { sums = theta.array().square() + 1.0f; };
+  const int memory = 3;
+  Hamcmc sampler(memory, 0.5, 0.1, metric, true);
+  FisherChain chain(sampler, Unflatten(VectorXd::Zero(6), 2, 3), GradientOf(p), fisher, 7);
+  for (int t = 1; t <= 10; ++t) {
+    chain.Step(0.05);
+    const BlockState& b = chain.block();
+    const Matrix want = (b.theta.array().square() + 1.0f) + 0.5f;
+    EXPECT_TRUE(b.aux[3 * memory - 3] == want) << "step " << t;
+    EXPECT_FALSE(b.aux[0] == b.theta);  // the next gradient point is another sample
+  }
+}
+
+TEST(Hamcmc, FisherH0NeedsTrustMetricAndSums) {
+  const auto metric = std::make_shared<PowerOfTwoMetric>();
+  EXPECT_THROW(Hamcmc(3, 0.0, 1.0, metric, true), Error);
+  EXPECT_THROW(Hamcmc(3, 1.0, 1.0, nullptr, true), Error);
+  Hamcmc sampler(3, 1.0, 1.0, metric, true);
+  EXPECT_TRUE(sampler.needs_fisher_after_step());
+  EXPECT_FALSE(Hamcmc(3, 1.0, 1.0, metric).needs_fisher_after_step());
+  const Regression p = MakeRegression(6, 400, 0.6, 22);
+  SingleBlockChain chain(sampler, Unflatten(VectorXd::Zero(6), 2, 3), ForBlock(GradientOf(p)), 1);
+  try {
+    chain.Step(0.05);  // SingleBlockChain supplies no Fisher sums
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInternal);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // The same chain cut into two blocks of rows: PreSums of both blocks are added (block
 // order), and each block steps with the sums, as the engine does across ranks.
 class TwoBlockDriver {

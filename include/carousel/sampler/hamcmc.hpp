@@ -61,9 +61,9 @@
 //   aux[M-1 + i], i < M-1    = s_{t-M+1+i}, oldest first;
 //   aux[2M-2 + i], i < M-1   = y_{t-M+1+i}, oldest first.
 //   aux[3M-3] (Fisher H^0 only)  = prior + lambda + scale F_S(theta_{t-1}), H^0's inverse / gamma.
-// 3M - 3 arrays in all (3M - 2 with the Fisher H^0). Between StepWithSums and AfterStep of one iteration the newest
-// y slot holds grad U~_Omega_t(theta_{t-M}) (so AfterStep can form y_t without another
-// array); checkpoints are taken between iterations, never there. InitAux copies theta_0
+// 3M - 3 arrays in all (3M - 2 with the Fisher H^0). Between StepWithSums and AfterStep of one
+// iteration the newest y slot holds grad U~_Omega_t(theta_{t-M}) (so AfterStep can form y_t without
+// another array); checkpoints are taken between iterations, never there. InitAux copies theta_0
 // into every sample slot (theta_{t-M} := theta_0 for t <= M) and zeroes the pairs.
 //
 // Warm-up. Alg. 1 assumes 2M + 1 samples theta_0 .. theta_2M are given. Steps t <= 2M use
@@ -96,10 +96,10 @@
 // taken on a 1/round(1/f) subset, see the two-gradient AfterStep), one draw of the noise,
 // O(M^2 n d) for the Gram part, O(M n d) for the step, O(M^3) for the coefficients
 // (shared), (3M - 3) n d floats of state (3M - 2 with the Fisher H^0, whose sums the
-// engine adds to the second gradient pass), one reduction of M (2M + 1) numbers. PreSums keeps z, g (and W) of the block in a
-// per-block workspace for StepWithSums, so the noise (Box-Muller dominates a step) is drawn
-// once; the workspace is a cache keyed by the block and the noise key, never state
-// (StepWithSums redraws on a mismatch).
+// engine adds to the second gradient pass), one reduction of M (2M + 1) numbers. PreSums keeps z, g
+// (and W) of the block in a per-block workspace for StepWithSums, so the noise (Box-Muller
+// dominates a step) is drawn once; the workspace is a cache keyed by the block and the noise key,
+// never state (StepWithSums redraws on a mismatch).
 #pragma once
 
 #include <cstdint>
