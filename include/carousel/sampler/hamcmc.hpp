@@ -40,9 +40,9 @@
 //
 // H^0 from the Fisher information at the newest sample (initial metric "fisher"). A fixed
 // metric cannot follow the scale of the parameters. For matrix factorization the curvature
-// of U in w_if is lambda_w + tau sum_j h_jf^2 over the user's ratings: it grows a
-// hundredfold as the factors leave their small initial values, and it differs between
-// factors and biases by a factor of about five at the posterior. So H^0 may instead be
+// of U in w_if is lambda_w + tau sum_j h_jf^2 over the user's ratings: on ml-100k it grows
+// about twentyfold as the factors leave their small initial values, and at the posterior it
+// is about a fifth of that of a bias with the same ratings. So H^0 may instead be
 //   H^0_t = gamma diag(prior + lambda + scale F_S(theta_{t-1}))^-1,
 // the inverse diagonal of (Fisher information of U + lambda I), the matrix L-BFGS
 // approximates with the shifted pairs (Sec. 3.2). F_S is estimated at the newest sample
@@ -173,7 +173,7 @@ class Hamcmc : public Sampler {
     NoiseKey key{};
     Matrix z;               // the noise z_t, rounded to float
     Matrix g;               // grad U~(theta_{t-M})
-    Matrix w;               // sqrt of G^-1 (empty without a metric)
+    Matrix w, w_inv;        // sqrt of G^-1 and its inverse (empty without a metric)
     Matrix g_inv, d_g_inv;  // the metric's output
   };
   Workspace& Prepare(const BlockState& block, const BlockGradient& gradient,
