@@ -85,8 +85,7 @@ Hamcmc::Workspace& Hamcmc::Prepare(const BlockState& block, const BlockGradient&
   }
   if (fisher_at_newest_ && steps_ > 0) {
     // aux[fisher_slot()] was written by AfterStep at theta_{t-1}, not at base (Gamma = 0).
-    ws->w_inv = block.aux[fisher_slot()].array().sqrt();
-    ws->w = ws->w_inv.cwiseInverse();
+    ws->w = block.aux[fisher_slot()].array().sqrt().inverse();
   } else if (initial_metric_) {
     initial_metric_->Evaluate(base, gradient, ws->g_inv, ws->d_g_inv);
     // H^0 must be constant in theta (Gamma = 0) and positive definite.
@@ -98,7 +97,6 @@ Hamcmc::Workspace& Hamcmc::Prepare(const BlockState& block, const BlockGradient&
       throw Error(ExitCode::kInternal, "hamcmc: initial metric '" + initial_metric_->name() +
                                            "' is not positive and finite");
     ws->w = ws->g_inv.array().sqrt();
-    ws->w_inv = ws->w.cwiseInverse();
   }
   return *ws;
 }
@@ -126,10 +124,9 @@ void Hamcmc::PreSums(const BlockState& block, const BlockGradient& gradient, con
     for (int k = 0; k < m; ++k) v[basis.z()][k] = ws.z.data()[k0 + k];
     if (weighted) {
       const float* w = ws.w.data() + k0;
-      const float* w_inv = ws.w_inv.data() + k0;
       for (int i = 0; i < p; ++i)
         for (int k = 0; k < m; ++k) {
-          v[basis.s(i)][k] *= w_inv[k];
+          v[basis.s(i)][k] /= w[k];
           v[basis.y(i)][k] *= w[k];
         }
       for (int k = 0; k < m; ++k) v[basis.g()][k] *= w[k];

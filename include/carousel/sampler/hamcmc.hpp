@@ -173,7 +173,7 @@ class Hamcmc : public Sampler {
     NoiseKey key{};
     Matrix z;               // the noise z_t, rounded to float
     Matrix g;               // grad U~(theta_{t-M})
-    Matrix w, w_inv;        // sqrt of G^-1 and its inverse (empty without a metric)
+    Matrix w;               // sqrt of G^-1 (empty without a metric)
     Matrix g_inv, d_g_inv;  // the metric's output
   };
   Workspace& Prepare(const BlockState& block, const BlockGradient& gradient,
