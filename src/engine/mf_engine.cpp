@@ -122,6 +122,8 @@ class MfEngine::Impl {
   TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
                                     const Matrix& h, Matrix& lik_w, Matrix& lik_h,
                                     CurvatureSubset* curvature = nullptr) const;
+  // The minibatch entries of tile (row block, j) at iteration t: the same on every rank.
+  Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
   NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
   NoiseKey ColNoise(const IterationPlan& plan, int j) const;
   void Step(std::uint64_t t);
@@ -331,10 +333,14 @@ TileGradientResult MfEngine::Impl::TileLikelihood(const IterationPlan& plan, Row
                                                   Matrix& lik_h, CurvatureSubset* curvature) const {
   lik_w.setZero(w.rows(), w.cols());
   lik_h.setZero(h.rows(), h.cols());
-  const Subsample subsample = Subsample::For(
-      config_.minibatch, config_.seed, static_cast<std::uint64_t>(grid_.TileId(rb.id, j)), plan.t);
   return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
-                                static_cast<float>(hyper_.tau), subsample, lik_w, lik_h, curvature);
+                                static_cast<float>(hyper_.tau), Minibatch(plan, rb.id, j), lik_w,
+                                lik_h, curvature);
+}
+
+Subsample MfEngine::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
+  return Subsample::For(config_.minibatch, config_.seed,
+                        static_cast<std::uint64_t>(grid_.TileId(row_block, j)), plan.t);
 }
 
 NoiseKey MfEngine::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
@@ -442,27 +448,21 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
   if (sampler_->needs_gradient_after_step()) {
     // On the curvature subset S, which holds each minibatch entry with probability
     // 1 / stride, so (N / |minibatch|) stride scales its sums to unbiased estimates of the
-    // minibatch's. A sampler that wants the Fisher sums and no subset gets a stride-1 pass
-    // (the same bits as the gradient pass).
+    // minibatch's. Without a subset the pass has stride 1: the same bits as the gradient
+    // pass (FusedPassMatchesSeparatePasses).
     const bool fisher_wanted = sampler_->needs_fisher_after_step();
     Matrix lik_w_new, lik_h_new;
     FisherSums fisher;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Pair& p = pairs[i];
-      const std::uint64_t tile = static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j));
       const Matrix& w_new = p.rb->state.theta;
       const Matrix& h_new = p.col->theta;
-      if (!subset && !fisher_wanted) {
-        TileLikelihood(plan, *p.rb, p.j, w_new, h_new, lik_w_new, lik_h_new);
-      } else {
-        lik_w_new.setZero(w_new.rows(), w_new.cols());
-        lik_h_new.setZero(h_new.rows(), h_new.cols());
-        AccumulateSubsetGradient(
-            p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
-            Subsample::For(config_.minibatch, config_.seed, tile, plan.t), w_new, h_new,
-            config_.shape, problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
-            fisher_wanted ? &fisher : nullptr);
-      }
+      lik_w_new.setZero(w_new.rows(), w_new.cols());
+      lik_h_new.setZero(h_new.rows(), h_new.cols());
+      AccumulateSubsetGradient(p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
+                               Minibatch(plan, p.rb->id, p.j), w_new, h_new, config_.shape,
+                               problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
+                               fisher_wanted ? &fisher : nullptr);
       const Matrix* fisher_w = fisher_wanted ? &fisher.w : nullptr;
       const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
       const double scale =
