@@ -16,6 +16,7 @@
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/lda_outputs.hpp"
 #include "carousel/io/npy.hpp"
+#include "carousel/io/text_output.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -127,12 +128,12 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
           {"ranks", std::to_string(ranks)},
           {"tiles", std::to_string(c.tiles)},
           {"sampler", SimplexSamplerName(c.sampler)},
-          {"step", std::to_string(c.step.At(0)) + " * (1 + m / " + std::to_string(c.step.b) +
-                       ")^-" + std::to_string(c.step.c)},
+          {"step", io::FormatReal(c.step.At(0)) + " * (1 + m / " + io::FormatReal(c.step.b) +
+                       ")^-" + io::FormatReal(c.step.c)},
           {"topics", std::to_string(c.topics)},
-          {"alpha", std::to_string(c.alpha)},
-          {"beta", std::to_string(c.beta)},
-          {"minibatch", std::to_string(c.minibatch) + " documents"},
+          {"alpha", io::FormatReal(c.alpha)},
+          {"beta", io::FormatReal(c.beta)},
+          {"minibatch", io::FormatReal(c.minibatch) + " documents"},
           {"sweeps", std::to_string(c.sweeps)},
           {"schedule", o.schedule},
           {"iterations", std::to_string(c.iterations)},

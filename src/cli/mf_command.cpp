@@ -13,11 +13,13 @@
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
+#include "carousel/engine/mf_defaults.hpp"
 #include "carousel/engine/mf_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/mf_outputs.hpp"
+#include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf_metric.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
@@ -32,9 +34,11 @@ struct MfCommandOptions {
   std::string resume;
   std::string schedule = "cyclic";
   std::string hyper = "sample";
+  std::string metric = "default";
   bool no_bias = false;
   bool quiet = false;
-  double step = -1.0;  // < 0: the sampler's default (see DefaultStep)
+  double step = -1.0;            // < 0: the sampler's default (see DefaultStep)
+  double rmsprop_lambda = -1.0;  // < 0: PSGLD's default floor (see DefaultRmspropLambda)
   MfConfig config;
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
 };
@@ -90,7 +94,14 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
                  "HAMCMC: identity (H0 = gamma I), metric (H0 = gamma / (1 + ratings)) or fisher "
                  "(H0 = gamma / (prior + trust + Fisher information at the newest sample))")
       ->check(CLI::IsMember({"identity", "metric", "fisher"}));
-  app.add_option("--rmsprop-lambda", c.sampler.rmsprop_lambda, "PSGLD: preconditioner floor");
+  app.add_option("--metric", o.metric,
+                 "SGRLD/SGRHMC metric: fisher (G = lambda + ratings * tau * mean square of the "
+                 "partner factors; default for sgrld) or rating-count (G = 1 + ratings; default "
+                 "for sgrhmc)")
+      ->check(CLI::IsMember({"default", "fisher", "rating-count"}));
+  app.add_option("--rmsprop-lambda", o.rmsprop_lambda,
+                 "PSGLD: floor lambda of 1/(lambda + sqrt(v)) (default: 0.8 / training ratings)")
+      ->check(Positive());
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
   app.add_option("--out", o.out, "output directory");
@@ -111,7 +122,15 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
-  o.config.sampler.metric = std::make_shared<RatingCountMetric>();
+  if (o.metric == "default")
+    o.metric = o.config.sampler.name == "sgrld" ? "fisher" : "rating-count";
+  if (o.metric == "fisher") {
+    if (o.config.sampler.name != "sgrld" && o.config.sampler.name != "sgrhmc")
+      throw UsageError("--metric", "fisher is a metric for --sampler sgrld or sgrhmc only");
+    o.config.sampler.metric = std::make_shared<ExpectedFisherMetric>();
+  } else {
+    o.config.sampler.metric = std::make_shared<RatingCountMetric>();
+  }
   o.config.priors.use_bias = !o.no_bias;
   o.config.priors.sample_hyper = o.hyper == "sample";
   o.config.schedule =
@@ -126,37 +145,6 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-// Default step sizes, in units that carry over between data sizes (README, "Step sizes").
-// Samplers without a preconditioner must keep eps below the inverse curvature of the
-// most-rated row or column, tau * degree * |h|^2 (first order: eps ~ 1/degree; with
-// momentum the stability limit is on eps^2 * curvature: eps ~ 1/sqrt(degree)). PSGLD's
-// preconditioner scales each coordinate by 1/sqrt(mean squared per-rating gradient), so
-// its step is given per rating; the rating-count metric of SGRLD/SGRHMC divides by the
-// degree already, so their steps are plain numbers. Measured on ml-100k (README).
-double DefaultStep(const SamplerOptions& options, const MfProblem& problem) {
-  const std::string& sampler = options.name;
-  const double n = static_cast<double>(problem.train.entries.size());
-  std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
-  for (const Rating& r : problem.train.entries) {
-    row_degree[r.row]++;
-    col_degree[r.col]++;
-  }
-  std::uint64_t max_degree = 1;
-  for (auto d : row_degree) max_degree = std::max(max_degree, d);
-  for (auto d : col_degree) max_degree = std::max(max_degree, d);
-  const double degree = static_cast<double>(max_degree);
-  if (sampler == "psgld") return 0.05 / n;
-  if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
-  if (sampler == "sgrld") return 0.15;
-  // HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
-  // validation split of ml-100k u1.base (README). From the Fisher H0 0.2 was also stable
-  // there with --trust 1 (0.3 diverged; --trust 10 allows 0.5).
-  if (sampler == "hamcmc" && options.initial_metric != "identity")
-    return 0.2 / options.initial_scale;
-  if (sampler == "sgrhmc") return 0.02;
-  return 0.5 / degree;  // sgld, hamcmc (whose H starts as the identity)
-}
-
 std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions& o,
                                                           const MfConfig& c, int ranks,
                                                           const io::LoadedMf& data) {
@@ -164,21 +152,28 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"command", "carousel mf " + JoinArgs(o.argv)},
           {"ranks", std::to_string(ranks)},
           {"tiles", std::to_string(c.tiles)},
-          {"sampler", c.sampler.name},
-          {"step", std::to_string(c.step.a) + " * (" + std::to_string(c.step.b) + " + t)^-" +
-                       std::to_string(c.step.c)},
+          {"sampler", c.sampler.name == "sgrld" || c.sampler.name == "sgrhmc"
+                          ? c.sampler.name + " (metric " + c.sampler.metric->name() + ")"
+                          : c.sampler.name},
+          {"step", io::FormatReal(c.step.a) + " * (" + io::FormatReal(c.step.b) + " + t)^-" +
+                       io::FormatReal(c.step.c)},
           {"rank", std::to_string(c.shape.rank)},
+          {"rmsprop", c.sampler.name == "psgld"
+                          ? "alpha " + io::FormatReal(c.sampler.rmsprop_alpha) + ", lambda " +
+                                io::FormatReal(c.sampler.rmsprop_lambda)
+                          : "unused"},
+          {"init_sd", io::FormatReal(c.init_sd)},
           {"bias", c.shape.bias ? "yes" : "no"},
           {"hyper", c.priors.sample_hyper ? "sampled (Gamma(1,1) priors)" : "fixed at 1"},
-          {"minibatch", std::to_string(c.minibatch)},
-          {"curvature_fraction", std::to_string(c.curvature_fraction)},
+          {"minibatch", io::FormatReal(c.minibatch)},
+          {"curvature_fraction", io::FormatReal(c.curvature_fraction)},
           {"schedule", o.schedule},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},
           {"seed", std::to_string(c.seed)},
           {"train", o.input.train},
-          {"test", o.input.test.empty() ? "fraction " + std::to_string(o.input.test_fraction)
+          {"test", o.input.test.empty() ? "fraction " + io::FormatReal(o.input.test_fraction)
                                         : o.input.test},
           {"users", std::to_string(data.problem.train.rows)},
           {"items", std::to_string(data.problem.train.cols)},
@@ -213,7 +208,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
                                        std::to_string(config.tiles) +
                                        ") without a common divisor; use --schedule random");
-  config.step.a = options.step > 0 ? options.step : DefaultStep(config.sampler, data.problem);
+  config.step.a = options.step > 0 ? options.step : DefaultMfStep(config.sampler, data.problem);
+  config.sampler.rmsprop_lambda =
+      options.rmsprop_lambda > 0 ? options.rmsprop_lambda : DefaultRmspropLambda(data.problem);
 
   if (config.sampler.name == "gibbs") {
     RunCollectively(comm, [&] {

@@ -16,6 +16,7 @@
 #include "carousel/engine/iteration_control.hpp"
 #include "carousel/engine/state_archive.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/text_output.hpp"
 #include "carousel/model/lda_gibbs.hpp"
 #include "carousel/model/lda_tokens.hpp"
 #include "carousel/util/byte_buffer.hpp"
@@ -513,7 +514,7 @@ bool LdaEngine::Impl::Run(const LdaCallbacks& callbacks) {
     const IterationVerdict verdict = AgreeAfterIteration(
         comm_, callbacks.requests(), finite, iteration_, config_.checkpoint_every, [&] {
           return std::string("NaN or infinity in the topic-word parameters. Reduce --step (now " +
-                             std::to_string(config_.step.At(t)) +
+                             io::FormatReal(config_.step.At(t)) +
                              ") or use --sampler scir, which has no discretisation error");
         });
     if (verdict.checkpoint) {

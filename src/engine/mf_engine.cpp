@@ -16,6 +16,9 @@
 #include "carousel/engine/iteration_control.hpp"
 #include "carousel/engine/state_archive.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/text_output.hpp"
+#include "carousel/model/bpmf_health.hpp"
+#include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 
@@ -70,6 +73,12 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
 // Keys the curvature subset's hash apart from the minibatch's ("curvatur").
 constexpr std::uint64_t kCurvatureSalt = 0x6375727661747572ULL;
 
+double MeanPredictorRmse(const RatingMatrix& train, float mu) {
+  double sse = 0.0;
+  for (const Rating& r : train.entries) sse += (r.value - mu) * static_cast<double>(r.value - mu);
+  return train.entries.empty() ? 0.0 : std::sqrt(sse / static_cast<double>(train.entries.size()));
+}
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -87,9 +96,12 @@ class MfEngine::Impl {
         schedule_(config.schedule, StratumSizes(), config.seed),
         sampler_(MakeSampler(config.sampler)),
         hyper_(config.priors.initial),
+        sd_train_(MeanPredictorRmse(problem.train, problem.mu)),
         start_(std::chrono::steady_clock::now()) {
     BuildRowBlocks();
     InitialiseParameters();
+    needs_information_ =
+        config.sampler.metric && config.sampler.metric->needs_information_per_datum();
   }
 
   void Restore(const std::string& payload);
@@ -133,7 +145,9 @@ class MfEngine::Impl {
       int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving);
   void FinishColumnExchange(std::unique_ptr<PendingExchange> pending);
   void ResampleHyper(std::uint64_t t);
+  void UpdateInformationPerDatum();
   void Evaluate(std::uint64_t t);
+  void CheckChainHealth(const TraceRow& row) const;
   Matrix GatherColumns();
   bool AllFinite() const;
 
@@ -150,6 +164,14 @@ class MfEngine::Impl {
   std::map<int, BlockState> cols_;           // column blocks this rank holds now
   std::vector<Eigen::VectorXf> col_degree_;  // ratings of each item, by column block
   BpmfHyper hyper_;
+  // ExpectedFisherMetric's tau m_c for row blocks (partner: H) and column blocks (partner: W),
+  // from the current sample at the start of every iteration when the metric needs them.
+  bool needs_information_ = false;
+  Eigen::VectorXf information_w_, information_h_;
+  double sd_train_;  // RMSE of predicting mu for every training rating
+  double clipped_share_ =
+      std::numeric_limits<double>::quiet_NaN();  // of the test predictions at the last evaluation
+                                                 // (NaN: no test)
   std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
@@ -287,13 +309,14 @@ bool MfEngine::Impl::Run(const MfCallbacks& callbacks) {
     if (iteration_ % config_.eval_every == 0 || iteration_ == config_.iterations) {
       Evaluate(t);
       if (comm_.rank() == 0) callbacks.on_eval(trace_.back());
+      CheckChainHealth(trace_.back());
     }
     if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
 
     const IterationVerdict verdict = AgreeAfterIteration(
         comm_, callbacks.requests(), AllFinite(), iteration_, config_.checkpoint_every, [&] {
           return std::string("NaN or infinity in the factors. Reduce --step (now " +
-                             std::to_string(config_.step.At(t)) +
+                             io::FormatReal(config_.step.At(t)) +
                              ") or use --sampler psgld, whose preconditioner adapts the step");
         });
     if (verdict.checkpoint) {
@@ -311,6 +334,8 @@ struct MfEngine::Impl::IterationPlan {
   int stratum, next;
   double step, batch, scale;
   Eigen::VectorXf prior_w, prior_h;
+  const Eigen::VectorXf* information_w = nullptr;  // null unless the metric needs them
+  const Eigen::VectorXf* information_h = nullptr;
 };
 
 MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
@@ -324,6 +349,10 @@ MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
       plan.batch > 0 ? static_cast<double>(problem_.train.entries.size()) / plan.batch : 0.0;
   plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
   plan.prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
+  if (needs_information_) {
+    plan.information_w = &information_w_;
+    plan.information_h = &information_h_;
+  }
   return plan;
 }
 
@@ -352,6 +381,7 @@ NoiseKey MfEngine::Impl::ColNoise(const IterationPlan& plan, int j) const {
 }
 
 void MfEngine::Impl::Step(std::uint64_t t) {
+  if (needs_information_) UpdateInformationPerDatum();
   const IterationPlan plan = Plan(t);
   const bool coupled = sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
                        sampler_->needs_gradient_after_step();
@@ -373,14 +403,17 @@ void MfEngine::Impl::LocalStep(const IterationPlan& plan) {
         TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
     rb.minibatch_sse = result.sse;
     rb.minibatch_count = static_cast<double>(result.count);
-    sampler_->Step(col, BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j]},
+    sampler_->Step(col,
+                   BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j],
+                                 nullptr, plan.information_h},
                    plan.step, ColNoise(plan, j));
     if (layout_.RankOfColBlock(grid_, j, plan.next) != comm_.rank()) leaving.emplace_back(j, &col);
   }
   auto pending = StartColumnExchange(plan.stratum, plan.next, leaving);
   for (RowBlock& rb : rows_)
     sampler_->Step(rb.state,
-                   BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree},
+                   BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree, nullptr,
+                                 plan.information_w},
                    plan.step, RowNoise(plan, rb));
   FinishColumnExchange(std::move(pending));
 }
@@ -420,10 +453,12 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     p.rb->minibatch_count = static_cast<double>(result.count);
   }
   auto w_gradient = [&](Pair& p) {
-    return BlockGradient{p.rb->lik, plan.scale, plan.batch, plan.prior_w, &p.rb->degree};
+    return BlockGradient{p.rb->lik,     plan.scale, plan.batch,        plan.prior_w,
+                         &p.rb->degree, nullptr,    plan.information_w};
   };
   auto h_gradient = [&](Pair& p) {
-    return BlockGradient{p.lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[p.j]};
+    return BlockGradient{p.lik_h,           plan.scale, plan.batch,        plan.prior_h,
+                         &col_degree_[p.j], nullptr,    plan.information_h};
   };
 
   const auto pre_width = static_cast<std::size_t>(sampler_->pre_sum_count());
@@ -568,6 +603,40 @@ void MfEngine::Impl::ResampleHyper(std::uint64_t t) {
   hyper_ = SampleHyper(config_.priors, stats, stream);
 }
 
+// m_c = sum_r n_r theta_rc^2 / sum_r n_r over each side's rows (bpmf_metric.hpp), in one
+// ordered reduction of 2 (width + 1) numbers: row blocks fill the first half, column
+// blocks the second.
+void MfEngine::Impl::UpdateInformationPerDatum() {
+  const int width = config_.shape.width(), k = config_.shape.rank;
+  const auto half = static_cast<std::size_t>(width + 1);
+  auto weighted_squares = [&](const Matrix& theta, const Eigen::VectorXf& count,
+                              std::size_t offset) {
+    std::vector<double> v(2 * half, 0.0);
+    for (Eigen::Index r = 0; r < theta.rows(); ++r) {
+      const double n = count[r];
+      for (int c = 0; c < k; ++c)
+        v[offset + c] += n * theta(r, c) * static_cast<double>(theta(r, c));
+      v[offset + width] += n;
+    }
+    return v;
+  };
+  KeyedPartials partials;
+  for (const RowBlock& rb : rows_) partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
+  for (const auto& [j, block] : cols_)
+    partials[B() + j] = weighted_squares(block.theta, col_degree_[j], half);
+  const std::vector<double> total = OrderedSum(comm_, partials, 2 * half);
+  // The partner of a row is a column and vice versa; a bias's information per rating is tau.
+  auto information = [&](std::size_t partner) {
+    Eigen::VectorXf info = Eigen::VectorXf::Constant(width, static_cast<float>(hyper_.tau));
+    const double count = std::max(total[partner + width], 1.0);
+    for (int c = 0; c < k; ++c)
+      info[c] = static_cast<float>(hyper_.tau * total[partner + c] / count);
+    return info;
+  };
+  information_w_ = information(half);
+  information_h_ = information(0);
+}
+
 Matrix MfEngine::Impl::GatherColumns() {
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
@@ -594,7 +663,7 @@ void MfEngine::Impl::Evaluate(std::uint64_t t) {
   const bool collect = iteration_ > config_.burn_in;
   if (collect) ++collected_;
   const Matrix h = GatherColumns();
-  enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kWidth };
+  enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kClipped, kWidth };
   KeyedPartials partials;
   for (RowBlock& rb : rows_) {
     std::vector<double> v(kWidth, 0.0);
@@ -604,6 +673,7 @@ void MfEngine::Impl::Evaluate(std::uint64_t t) {
       const float* hc = r.col == kUnknownId ? nullptr : h.row(r.col).data();
       const double pred =
           PredictRating(w, hc, config_.shape, problem_.mu, problem_.lo, problem_.hi);
+      if (pred <= problem_.lo || pred >= problem_.hi) v[kClipped] += 1.0;
       v[kSseSample] += (pred - r.value) * (pred - r.value);
       if (collect) {
         rb.pred_sum[e] += pred;
@@ -638,6 +708,29 @@ void MfEngine::Impl::Evaluate(std::uint64_t t) {
   row.samples = collected_;
   row.hyper = hyper_;
   trace_.push_back(row);
+  clipped_share_ = total[kTest] > 0 ? total[kClipped] / total[kTest] : nan;
+}
+
+// Every rank sees the same trace row and shares, so every rank reaches the same verdict
+// and the error is collective (rank 0 prints it).
+void MfEngine::Impl::CheckChainHealth(const TraceRow& row) const {
+  BpmfChainSnapshot snapshot;
+  snapshot.rmse_train = row.rmse_train;
+  snapshot.sd_train = sd_train_;
+  snapshot.clipped_share = clipped_share_;
+  snapshot.rating_range = static_cast<double>(problem_.hi) - problem_.lo;
+  snapshot.rank = config_.shape.rank;
+  snapshot.bias = config_.shape.bias;
+  snapshot.hyper_sampled = config_.priors.sample_hyper;
+  snapshot.hyper = row.hyper;
+  const std::optional<std::string> problem = DiagnoseBpmfChain(snapshot);
+  if (!problem) return;
+  throw Error(ExitCode::kDiverged, "the chain left the posterior at iteration " +
+                                       std::to_string(row.iteration) + ": " + *problem +
+                                       ". Reduce --step (now " +
+                                       io::FormatReal(config_.step.At(row.iteration - 1)) +
+                                       "), e.g. halve it, or leave it at the sampler's default")
+      .SetCollective(comm_.rank() != 0);
 }
 
 bool MfEngine::Impl::AllFinite() const {

@@ -1,5 +1,6 @@
 #include "carousel/io/text_output.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,13 @@ std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>&
   std::string out;
   for (const auto& [key, value] : entries) out += "# " + key + ": " + value + "\n";
   return out;
+}
+
+std::string FormatReal(double value) {
+  if (std::isnan(value)) return "nan";
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
 }
 
 void AppendCsvNumber(std::string& out, double value) {

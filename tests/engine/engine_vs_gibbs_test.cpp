@@ -43,9 +43,11 @@
 
 #include "../sampler/mc_stats.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/mf_defaults.hpp"
 #include "carousel/engine/mf_engine.hpp"
 #include "carousel/model/bpmf.hpp"
 #include "carousel/model/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf_metric.hpp"
 #include "carousel/model/mf_generator.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/util/keyed_rng.hpp"
@@ -114,12 +116,6 @@ BpmfPriors FixedPriors() {
   const double lambda_bias = 1.0 / (0.35 * 0.35);
   p.initial = BpmfHyper{3.0, lambda_factor, lambda_factor, lambda_bias, lambda_bias};
   return p;
-}
-
-// The default steps of the CLI (DefaultStep in src/cli/mf_command.cpp).
-double DefaultStep(const std::string& sampler, const Data& d) {
-  return sampler == "sgld" ? 0.5 / static_cast<double>(d.max_degree)
-                           : 0.05 / static_cast<double>(d.problem.train.entries.size());
 }
 
 MfConfig BaseConfig(const std::string& sampler, double step, double rmsprop_alpha) {
@@ -435,6 +431,16 @@ Verdict CompareWithGibbs(const std::string& label, const MfConfig& config, doubl
   return verdict;
 }
 
+// The CLI's defaults for this data (mf_defaults.hpp): step, PSGLD's floor and, for SGRLD,
+// the Fisher metric.
+MfConfig DefaultConfig(const std::string& sampler, double rmsprop_alpha) {
+  MfConfig c = BaseConfig(sampler, 0.0, rmsprop_alpha);
+  if (sampler == "sgrld") c.sampler.metric = std::make_shared<ExpectedFisherMetric>();
+  c.sampler.rmsprop_lambda = DefaultRmspropLambda(SharedData().problem);
+  c.step.a = DefaultMfStep(c.sampler, SharedData().problem);
+  return c;
+}
+
 // ---------------------------------------------------------------------------------------
 
 // One step of the real samplers under DoubledNoiseConfig's transformation equals the
@@ -482,7 +488,7 @@ TEST(EngineVsGibbs, DoubledNoiseConfigIsExactlyTheDoubledNoiseSampler) {
 }
 
 TEST(EngineVsGibbs, SgldMatchesGibbs) {
-  const MfConfig c = BaseConfig("sgld", DefaultStep("sgld", SharedData()), 0.99);
+  const MfConfig c = DefaultConfig("sgld", 0.99);
   const Verdict v = CompareWithGibbs("sgld", c, 1.0);
   RecordProperty("report", v.report);
   EXPECT_TRUE(v.variance_ok) << v.report;
@@ -490,11 +496,34 @@ TEST(EngineVsGibbs, SgldMatchesGibbs) {
 }
 
 TEST(EngineVsGibbs, SgldCheckRejectsDoubledNoise) {
-  const MfConfig c = BaseConfig("sgld", DefaultStep("sgld", SharedData()), 0.99);
+  const MfConfig c = DefaultConfig("sgld", 0.99);
   const Verdict v = CompareWithGibbs("sgld, noise variance x2", DoubledNoiseConfig(c), 1.0);
   RecordProperty("report", v.report);
   EXPECT_FALSE(v.variance_ok) << v.report;
   EXPECT_FALSE(v.means_ok) << v.report;
+}
+
+// SGRLD with the expected-Fisher metric (bpmf_metric.hpp), the metric that follows the
+// scale of the factors: its Gamma is zero because a row's metric depends only on its
+// partners, hyperparameters and rating count. DoubledNoiseConfig doubles its noise exactly
+// as for PSGLD: halving tau and the lambdas halves the gradient and G = lambda + n tau m.
+TEST(EngineVsGibbs, SgrldFisherMetricMatchesGibbs) {
+  const MfConfig c = DefaultConfig("sgrld", 0.99);
+  const Verdict v = CompareWithGibbs("sgrld fisher", c, 1.0);
+  RecordProperty("report", v.report);
+  EXPECT_TRUE(v.variance_ok) << v.report;
+  EXPECT_TRUE(v.means_ok) << v.report;
+}
+
+// The variance check rejects the doubled noise (measured: x1.88 of Gibbs's variance,
+// z = 33). The means check does not, and is not asserted: with this metric the doubled
+// noise leaves the predictive means within their Monte Carlo error (the SGLD and PSGLD
+// controls above show that check rejecting a broken sampler).
+TEST(EngineVsGibbs, SgrldFisherCheckRejectsDoubledNoise) {
+  const MfConfig c = DefaultConfig("sgrld", 0.99);
+  const Verdict v = CompareWithGibbs("sgrld fisher, noise variance x2", DoubledNoiseConfig(c), 1.0);
+  RecordProperty("report", v.report);
+  EXPECT_FALSE(v.variance_ok) << v.report;
 }
 
 // PSGLD with rmsprop_alpha = 0.999: v averages the squared gradients over ~1000
@@ -502,7 +531,7 @@ TEST(EngineVsGibbs, SgldCheckRejectsDoubledNoise) {
 // is nearly constant along the chain and the missing Gamma term (HAMCMC paper Eq. 9)
 // vanishes; the chain is then a preconditioned Euler scheme with an O(eps) bias only.
 TEST(EngineVsGibbs, PsgldWithSlowPreconditionerMatchesGibbs) {
-  const MfConfig c = BaseConfig("psgld", DefaultStep("psgld", SharedData()), 0.999);
+  const MfConfig c = DefaultConfig("psgld", 0.999);
   const Verdict v = CompareWithGibbs("psgld alpha=0.999", c, 1.0);
   RecordProperty("report", v.report);
   EXPECT_TRUE(v.variance_ok) << v.report;
@@ -510,7 +539,7 @@ TEST(EngineVsGibbs, PsgldWithSlowPreconditionerMatchesGibbs) {
 }
 
 TEST(EngineVsGibbs, PsgldCheckRejectsDoubledNoise) {
-  const MfConfig c = BaseConfig("psgld", DefaultStep("psgld", SharedData()), 0.999);
+  const MfConfig c = DefaultConfig("psgld", 0.999);
   const Verdict v =
       CompareWithGibbs("psgld alpha=0.999, noise variance x2", DoubledNoiseConfig(c), 1.0);
   RecordProperty("report", v.report);
@@ -518,18 +547,18 @@ TEST(EngineVsGibbs, PsgldCheckRejectsDoubledNoise) {
   EXPECT_FALSE(v.means_ok) << v.report;
 }
 
-// PSGLD with rmsprop_alpha = 0.99 (the default before this bias was measured): v follows the last ~100 gradients, so
-// the preconditioner depends on where the chain is, and without the Gamma term (psgld.hpp)
-// the chain keeps a bias that does not vanish with the step (HAMCMC paper Sec. 3.1; the
-// conditional-posterior test shows it on a Gaussian target). Measured here (seed fixed):
-// average predictive variance x1.106 (eps/2), x1.090 (eps/4) of Gibbs's, extrapolated
-// x1.073, 9.7 standard errors above; with alpha = 0.999 (test above) the same
-// extrapolation gives x1.008 (z = 1.2). The predictive means pass their check.
+// PSGLD with rmsprop_alpha = 0.99 (the default before this bias was measured): v follows the last
+// ~100 gradients, so the preconditioner depends on where the chain is, and without the Gamma term
+// (psgld.hpp) the chain keeps a bias that does not vanish with the step (HAMCMC paper Sec. 3.1; the
+// conditional-posterior test shows it on a Gaussian target). Measured here (seed fixed,
+// the default floor 0.8 / N): average predictive variance x1.098 (eps/2), x1.085 (eps/4)
+// of Gibbs's, extrapolated x1.071, 9.4 standard errors above; with alpha = 0.999 (test
+// above) the same extrapolation gives x1.009 (z = 1.2). The predictive means pass their check.
 // The variance assertion below is a characterisation of that documented limitation: it
 // asserts the excess is there. If it fails, the bias has gone (e.g. a Gamma correction
 // was added) and it should become EXPECT_TRUE(v.variance_ok) as for the other samplers.
 TEST(EngineVsGibbs, PsgldShortWindowMeansMatchVarianceCarriesGammaBias) {
-  const MfConfig c = BaseConfig("psgld", DefaultStep("psgld", SharedData()), 0.99);
+  const MfConfig c = DefaultConfig("psgld", 0.99);
   const Verdict v = CompareWithGibbs("psgld alpha=0.99", c, 1.0);
   RecordProperty("report", v.report);
   EXPECT_TRUE(v.means_ok) << v.report;

@@ -134,6 +134,16 @@ grep -qE 'iteration [0-9]+' <<<"$EXPECT_FAIL_MESSAGE" || fail "no iteration numb
 ok "--sampler sgld --step 1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
 
 # ---------------------------------------------------------------------------------------
+# A chain that collapses without NaN (PSGLD at 2000 times its default step: the factors
+# blow up until every prediction is clipped and tau heads for zero; this once ended with
+# exit 0 and a test RMSE of 2.38) stops with exit 6, what was seen and what to change.
+expect_fail_mpi 6 "left the posterior" 2 mf --train "$ML100K/u1.base" --test "$TEST" \
+  --step 0.1 --rank 4 --iterations 200 --burn-in 10 --quiet --out "$T/collapsed"
+expect_message_has "--step" "iteration 10"
+[[ ! -e $T/collapsed/W_mean.npy ]] || fail "the collapsed run wrote W_mean.npy"
+ok "--sampler psgld --step 0.1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
 # Negative and NaN step sizes (once taken for "the default") are refused.
 bad_option --step --step -1 --iterations 20 --burn-in 5
 bad_option --step --step nan --iterations 20 --burn-in 5

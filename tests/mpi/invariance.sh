@@ -35,12 +35,16 @@ done
 # Cyclic HAMCMC needs gcd(M, B) = 1 (M = 3 here), and the rating-count H0 is checked too,
 # as are curvature pairs on a keyed subset of a subsampled minibatch (--curvature-fraction)
 # and the Fisher H0 from the second pass (on the subset, and on the whole minibatch).
-for sampler in sghmc sgnht sgrld sgrhmc hamcmc hamcmc-random hamcmc-metric hamcmc-curvature \
+# SGRLD's default Fisher metric takes one ordered reduction per iteration; the
+# rating-count metric needs none, and SGRHMC takes either.
+for sampler in sghmc sgnht sgrld sgrld-ratingcount sgrhmc sgrhmc-fisher hamcmc hamcmc-random hamcmc-metric hamcmc-curvature \
   hamcmc-fisher hamcmc-fisherall; do
   schedule=cyclic
   extra=()
   [[ $sampler == hamcmc-random ]] && schedule=random
   [[ $sampler == hamcmc ]] && extra=(--memory 3)
+  [[ $sampler == sgrld-ratingcount ]] && extra=(--metric rating-count)
+  [[ $sampler == sgrhmc-fisher ]] && extra=(--metric fisher)
   [[ $sampler == hamcmc-metric ]] && extra=(--memory 3 --initial-metric metric)
   [[ $sampler == hamcmc-curvature ]] &&
     extra=(--memory 3 --initial-metric metric --minibatch 0.5 --curvature-fraction 0.3)

@@ -11,6 +11,11 @@ namespace carousel::io {
 // `# key: value` lines describing the run.
 std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>& entries);
 
+// The shortest decimal text that reads back as exactly `value` (6.25e-07, 0.05, 1000):
+// configuration headers print every real option this way, so a run can be reproduced
+// from its header.
+std::string FormatReal(double value);
+
 // Appends `value` with 17 significant digits (round-trips a double), "nan" for NaN.
 void AppendCsvNumber(std::string& out, double value);
 

@@ -36,6 +36,11 @@ struct BlockGradient {
   // information of the minibatch about each element, summed like lik_sum (so that
   // scale * fisher_sum estimates the whole data's), at the same point.
   const Matrix* fisher_sum = nullptr;
+  // Optional, supplied by the model for metrics that ask for it
+  // (DiagonalMetric::needs_information_per_datum): the expected Fisher information that one
+  // datum of a row gives each column, so that row_data_count * information_per_datum
+  // approximates the likelihood's Fisher information about the row.
+  const Eigen::VectorXf* information_per_datum = nullptr;
 
   float LogPosterior(const Matrix& theta, Eigen::Index r, Eigen::Index c) const {
     return static_cast<float>(scale) * lik_sum(r, c) - prior_precision[c] * theta(r, c);

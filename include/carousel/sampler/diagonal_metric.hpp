@@ -32,6 +32,9 @@ class DiagonalMetric {
   // stochastic gradient is `gradient`. Every g_inv must be > 0 where the sampler moves.
   virtual void Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,
                         Matrix& d_g_inv) const = 0;
+
+  // Whether Evaluate reads gradient.information_per_datum (the caller then supplies it).
+  virtual bool needs_information_per_datum() const { return false; }
 };
 
 // G^-1 = diag(v_c): one value per column (as prior_precision is), Gamma = 0. With all ones,
