@@ -100,7 +100,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
                  "for sgrhmc)")
       ->check(CLI::IsMember({"default", "fisher", "rating-count"}));
   app.add_option("--rmsprop-lambda", o.rmsprop_lambda,
-                 "PSGLD: floor lambda of 1/(lambda + sqrt(v)) (default: 0.8 / training ratings)")
+                 "PSGLD: floor lambda of 1/(lambda + sqrt(v)) (default: 2 / training ratings)")
       ->check(Positive());
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());

@@ -11,7 +11,7 @@ namespace carousel {
 // The step a of a (b + t)^-c for `options.name` (and its metric) on `problem`.
 double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem);
 
-// PSGLD's lambda in 1 / (lambda + sqrt(v)): 0.8 / (training ratings).
+// PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
 
 }  // namespace carousel
