@@ -169,9 +169,8 @@ class MfEngine::Impl {
   bool needs_information_ = false;
   Eigen::VectorXf information_w_, information_h_;
   double sd_train_;  // RMSE of predicting mu for every training rating
-  double clipped_share_ =
-      std::numeric_limits<double>::quiet_NaN();  // of the test predictions at the last evaluation
-                                                 // (NaN: no test)
+  // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
+  double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
