@@ -17,8 +17,7 @@ void Psgld::Step(BlockState& block, const BlockGradient& gradient, double step,
   const float inv_batch = static_cast<float>(1.0 / gradient.minibatch_size);
   Matrix& theta = block.theta;
   Matrix& v = block.aux[0];
-  for (Eigen::Index r = 0; r < theta.rows(); ++r) {
-    KeyedStream stream = noise.Row(r);
+  ForEachRowWithNoise(noise, theta.rows(), theta.cols(), [&](Eigen::Index r, const float* z) {
     for (Eigen::Index c = 0; c < theta.cols(); ++c) {
       const float g_bar = gradient.lik_sum(r, c) * inv_batch;
       const float v_old = v(r, c);
@@ -27,9 +26,9 @@ void Psgld::Step(BlockState& block, const BlockGradient& gradient, double step,
       v(r, c) = v_new;
       const float h = 1.0f / (lambda + std::sqrt(v_new));
       const float g = gradient.LogPosterior(theta, r, c);
-      theta(r, c) += eps * h * g + std::sqrt(2.0f * eps * h) * static_cast<float>(stream.normal());
+      theta(r, c) += eps * h * g + std::sqrt(2.0f * eps * h) * z[c];
     }
-  }
+  });
 }
 
 }  // namespace carousel

@@ -9,13 +9,12 @@ void Sgld::Step(BlockState& block, const BlockGradient& gradient, double step,
   const float drift = static_cast<float>(step);
   const float sd = static_cast<float>(std::sqrt(2.0 * step));
   Matrix& theta = block.theta;
-  for (Eigen::Index r = 0; r < theta.rows(); ++r) {
-    KeyedStream stream = noise.Row(r);
+  ForEachRowWithNoise(noise, theta.rows(), theta.cols(), [&](Eigen::Index r, const float* z) {
     for (Eigen::Index c = 0; c < theta.cols(); ++c) {
       const float g = gradient.LogPosterior(theta, r, c);  // = -grad U~
-      theta(r, c) += drift * g + sd * static_cast<float>(stream.normal());
+      theta(r, c) += drift * g + sd * z[c];
     }
-  }
+  });
 }
 
 }  // namespace carousel

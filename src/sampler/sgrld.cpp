@@ -17,14 +17,13 @@ void Sgrld::Step(BlockState& block, const BlockGradient& gradient, double step,
   metric_->Evaluate(block.theta, gradient, g_inv, gamma);
   const float eps = static_cast<float>(step);
   Matrix& theta = block.theta;
-  for (Eigen::Index r = 0; r < theta.rows(); ++r) {
-    KeyedStream stream = noise.Row(r);
+  ForEachRowWithNoise(noise, theta.rows(), theta.cols(), [&](Eigen::Index r, const float* z) {
     for (Eigen::Index c = 0; c < theta.cols(); ++c) {
       const float d = g_inv(r, c);
       theta(r, c) += eps * (d * gradient.LogPosterior(theta, r, c) + gamma(r, c)) +
-                     std::sqrt(2.0f * eps * d) * static_cast<float>(stream.normal());
+                     std::sqrt(2.0f * eps * d) * z[c];
     }
-  }
+  });
 }
 
 }  // namespace carousel

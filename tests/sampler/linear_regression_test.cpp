@@ -103,12 +103,11 @@ class HalfNoiseSgld : public Sampler {
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override {
     const float eps = static_cast<float>(step), sd = static_cast<float>(std::sqrt(step));
-    for (Eigen::Index r = 0; r < block.theta.rows(); ++r) {
-      KeyedStream stream = noise.Row(r);
-      for (Eigen::Index c = 0; c < block.theta.cols(); ++c)
-        block.theta(r, c) += eps * gradient.LogPosterior(block.theta, r, c) +
-                             sd * static_cast<float>(stream.normal());
-    }
+    ForEachRowWithNoise(
+        noise, block.theta.rows(), block.theta.cols(), [&](Eigen::Index r, const float* z) {
+          for (Eigen::Index c = 0; c < block.theta.cols(); ++c)
+            block.theta(r, c) += eps * gradient.LogPosterior(block.theta, r, c) + sd * z[c];
+        });
   }
 };
 

@@ -118,14 +118,14 @@ class SgrldWithoutGamma : public Sampler {
     Matrix g_inv, unused;
     metric_->Evaluate(block.theta, gradient, g_inv, unused);
     const float eps = static_cast<float>(step);
-    for (Eigen::Index r = 0; r < block.theta.rows(); ++r) {
-      KeyedStream stream = noise.Row(r);
-      for (Eigen::Index c = 0; c < block.theta.cols(); ++c) {
-        const float d = g_inv(r, c);
-        block.theta(r, c) += eps * d * gradient.LogPosterior(block.theta, r, c) +
-                             std::sqrt(2.0f * eps * d) * static_cast<float>(stream.normal());
-      }
-    }
+    ForEachRowWithNoise(
+        noise, block.theta.rows(), block.theta.cols(), [&](Eigen::Index r, const float* z) {
+          for (Eigen::Index c = 0; c < block.theta.cols(); ++c) {
+            const float d = g_inv(r, c);
+            block.theta(r, c) += eps * d * gradient.LogPosterior(block.theta, r, c) +
+                                 std::sqrt(2.0f * eps * d) * z[c];
+          }
+        });
   }
 
  private:

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <algorithm>
+
+#include "carousel/util/keyed_normals.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -58,6 +61,29 @@ struct NoiseKey {
   KeyedStream Row(Eigen::Index r) const {
     return KeyedStream(seed, purpose, (*global_ids)[static_cast<std::size_t>(r)], iteration);
   }
+
+  // Standard normals for rows first .. first + count - 1, cols each (keyed_normals.hpp).
+  void FillRows(Eigen::Index first, Eigen::Index count, Eigen::Index cols,
+                Eigen::ArrayXf& out) const {
+    FillKeyedNormals(seed, purpose, iteration, global_ids->data() + first, count, cols, out);
+  }
 };
+
+// Rows per fill of keyed normals: the chunks are fixed by the block, so every rank draws
+// the same numbers for a row, and small enough that a chunk's arrays stay in the L1/L2 cache.
+inline constexpr Eigen::Index kNoiseChunkRows = 64;
+
+// Calls update(r, z) for every row r of a block with `cols` columns, z pointing at the
+// row's `cols` standard normals (NoiseKey::FillRows, in chunks of kNoiseChunkRows rows).
+template <typename Update>
+void ForEachRowWithNoise(const NoiseKey& noise, Eigen::Index rows, Eigen::Index cols,
+                         Update&& update) {
+  Eigen::ArrayXf z;
+  for (Eigen::Index first = 0; first < rows; first += kNoiseChunkRows) {
+    const Eigen::Index count = std::min(kNoiseChunkRows, rows - first);
+    noise.FillRows(first, count, cols, z);
+    for (Eigen::Index r = 0; r < count; ++r) update(first + r, z.data() + r * cols);
+  }
+}
 
 }  // namespace carousel
