@@ -122,11 +122,12 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
-  if (o.metric == "default")
-    o.metric = o.config.sampler.name == "sgrld" ? "fisher" : "rating-count";
+  const std::string& sampler = o.config.sampler.name;
+  if (o.metric != "default" && sampler != "sgrld" && sampler != "sgrhmc")
+    throw UsageError("--metric", "applies to --sampler sgrld and sgrhmc only (not " + sampler +
+                                     "; hamcmc's H0 is --initial-metric)");
+  if (o.metric == "default") o.metric = sampler == "sgrld" ? "fisher" : "rating-count";
   if (o.metric == "fisher") {
-    if (o.config.sampler.name != "sgrld" && o.config.sampler.name != "sgrhmc")
-      throw UsageError("--metric", "fisher is a metric for --sampler sgrld or sgrhmc only");
     o.config.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   } else {
     o.config.sampler.metric = std::make_shared<RatingCountMetric>();

@@ -105,6 +105,7 @@ bad_option() {
 bad_option --rank --rank 0
 bad_option --minibatch --minibatch 2
 bad_option --tiles --tiles 3
+bad_option --metric --metric fisher --sampler psgld
 bad_option --sampler --sampler nosuch
 bad_option --burn-in --iterations 50 --burn-in 50
 bad_option --burn-in --iterations 50 --burn-in 80
