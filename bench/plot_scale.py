@@ -28,7 +28,7 @@ def main():
     ax.set_ylabel("test RMSE")
     ax.set_ylim(0.85, 1.1)
     ax.legend()
-    ax.set_title("25M generated ratings, K = 32, 2 cores")
+    ax.set_title(f"{out.rstrip('/').split('_')[-1]} generated ratings, K = 32, 2 cores")
     fig.tight_layout()
     fig.savefig(f"{out}/scale.png", dpi=120)
 
@@ -46,7 +46,7 @@ def main():
     ax.set_ylabel("posterior-mean test RMSE")
     ax.set_ylim(0.85, 1.2)
     ax.legend()
-    ax.set_title("every sampler at its defaults, 25M ratings, K = 32, P = 2")
+    ax.set_title("every sampler at its defaults, K = 32, P = 2")
     fig.tight_layout()
     fig.savefig(f"{out}/samplers.png", dpi=120)
 

@@ -9,14 +9,16 @@
 # LIBMF (github.com/cjlin1/libmf, built with its Makefile) is built outside this tree; it
 # runs with 2 threads, K = 32, over a grid of -l2, and its best test RMSE over the grid is
 # the target. Carousel's posterior-mean RMSE is read from its trace; "seconds" counts the
-# whole process (loading included) for both tools. Writes to bench/results/scale/ (or
-# $CAROUSEL_BENCH_OUT/scale): libmf.csv, carousel_trace.csv, summary.txt, scale.png.
+# whole process (loading included) for both tools. Writes to bench/results/scale_RATINGS/
+# (or under $CAROUSEL_BENCH_OUT): libmf.csv, carousel_trace.csv, summary.txt, scale.png.
+# LIBMF_L2 (default "0.03 0.05 0.07 0.1") is its -l2 grid.
 # A second part runs every SG-MCMC sampler of `carousel mf` at its defaults for
-# SAMPLER_ITERATIONS (default 300) iterations: samplers.csv and samplers.png.
+# SAMPLER_ITERATIONS (default 300; 0 skips it) iterations: samplers.csv and samplers.png.
+# Netflix's shape: bench/run_scale_bench.sh 100480507.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/scale"
 ratings="${1:-25000000}"
+out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/scale_$ratings"
 iterations="${2:-1000}"
 sampler_iterations="${SAMPLER_ITERATIONS:-300}"
 libmf="${LIBMF_TRAIN:?set LIBMF_TRAIN to the mf-train binary of LIBMF}"
@@ -39,7 +41,7 @@ fi
 
 echo "== LIBMF, 2 threads, K = 32, 40 iterations per -l2"
 echo "l2,iteration,va_rmse,seconds_to_iteration" >"$out/libmf.csv"
-for l2 in 0.03 0.05 0.07 0.1; do
+for l2 in ${LIBMF_L2:-0.03 0.05 0.07 0.1}; do
   start=$(now)
   "$libmf" -k 32 -s 2 -t 40 -l2 "$l2" -p "$data/test.txt" "$data/train.txt" "$out/libmf.model" \
     >"$out/libmf_$l2.log"
@@ -93,6 +95,10 @@ open(f"{out}/summary.txt", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
 
+if [ "$sampler_iterations" -eq 0 ]; then
+  "$python" "$root/bench/plot_scale.py" "$out" || echo "(plots need python3-matplotlib)"
+  exit 0
+fi
 echo "== every SG-MCMC sampler at its defaults, $sampler_iterations iterations"
 echo "sampler,iter,seconds,rmse_sample,rmse_mean,exit_code" >"$out/samplers.csv"
 for sampler in psgld sgld sghmc sgnht sgrld sgrhmc hamcmc; do
