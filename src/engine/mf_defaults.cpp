@@ -28,7 +28,17 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
   for (auto d : row_degree) max_degree = std::max(max_degree, d);
   for (auto d : col_degree) max_degree = std::max(max_degree, d);
   const double degree = static_cast<double>(max_degree);
-  if (sampler == "psgld") return 0.05 / n;
+  // PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop
+  // divides by the root mean square of the gradient, which for a factor of a heavily rated
+  // item is a sum of residuals of either sign (about sqrt(degree)) while its curvature adds
+  // up (about degree): the stable step falls like 1 / sqrt(largest degree). 0.05 / N was
+  // validated up to the 25M ratings of bench/run_scale_bench.sh (largest degree 128,595);
+  // on 100M ratings (largest degree 274,763) it left the posterior at iteration 10. Above
+  // 2^17 ratings per row the step therefore shrinks with sqrt(largest degree).
+  if (sampler == "psgld") {
+    constexpr double kValidatedDegree = 131072.0;
+    return 0.05 / n * std::min(1.0, std::sqrt(kValidatedDegree / degree));
+  }
   if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
   // With the Fisher metric eps G^-1 times the curvature is about eps on every row at any
   // data size. 0.05 was stable on a validation split of the 25M ratings (K = 32), where 0.1
