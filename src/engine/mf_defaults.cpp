@@ -28,16 +28,17 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
   for (auto d : row_degree) max_degree = std::max(max_degree, d);
   for (auto d : col_degree) max_degree = std::max(max_degree, d);
   const double degree = static_cast<double>(max_degree);
-  // PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop
-  // divides by the root mean square of the gradient, which for a factor of a heavily rated
-  // item is a sum of residuals of either sign (about sqrt(degree)) while its curvature adds
-  // up (about degree): the stable step falls like 1 / sqrt(largest degree). 0.05 / N was
-  // validated up to the 25M ratings of bench/run_scale_bench.sh (largest degree 128,595);
-  // on 100M ratings (largest degree 274,763) it left the posterior at iteration 10. Above
-  // 2^17 ratings per row the step therefore shrinks with sqrt(largest degree).
+  // PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop's
+  // v starts from the first gradient and follows the later ones over about 1000 steps,
+  // while the curvature of a heavily rated item's factors grows with its degree as the
+  // factors grow from their initial values. 0.05 / N was validated up to the 25M ratings of
+  // bench/run_scale_bench.sh (largest degree 128,595); on 100M ratings (274,763) it left the
+  // posterior at iteration 10, as did 0.69 times it, while 0.35 times it was stable. Above
+  // 2^17 ratings per row the step therefore shrinks like 1 / (largest degree), the bound of
+  // a step without preconditioner (sgld below).
   if (sampler == "psgld") {
     constexpr double kValidatedDegree = 131072.0;
-    return 0.05 / n * std::min(1.0, std::sqrt(kValidatedDegree / degree));
+    return 0.05 / n * std::min(1.0, kValidatedDegree / degree);
   }
   if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
   // With the Fisher metric eps G^-1 times the curvature is about eps on every row at any
