@@ -1,0 +1,37 @@
+// The data-dependent defaults of `carousel mf` (mf_defaults.hpp).
+#include "carousel/engine/mf_defaults.hpp"
+
+#include <gtest/gtest.h>
+
+namespace carousel {
+namespace {
+
+// n ratings by n users; item 0 gets `top` of them (the largest degree), the rest are spread
+// over 1000 other items.
+MfProblem Problem(std::uint32_t n, std::uint32_t top) {
+  MfProblem p;
+  p.train.rows = n;
+  p.train.cols = 1001;
+  for (std::uint32_t i = 0; i < n; ++i)
+    p.train.entries.push_back({i, i < top ? 0u : 1u + i % 1000u, 3.0f});
+  return p;
+}
+
+TEST(MfDefaults, PsgldStepAndFloorArePerRating) {
+  SamplerOptions psgld;
+  psgld.name = "psgld";
+  const MfProblem small = Problem(80000, 500);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, small), 0.05 / 80000);
+  EXPECT_DOUBLE_EQ(DefaultRmspropLambda(small), 2.0 / 80000);
+}
+
+TEST(MfDefaults, PsgldStepShrinksAboveTheValidatedDegree) {
+  SamplerOptions psgld;
+  psgld.name = "psgld";
+  const MfProblem at = Problem(300000, 131072), twice = Problem(300000, 262144);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, at), 0.05 / 300000);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, twice), 0.5 * 0.05 / 300000);
+}
+
+}  // namespace
+}  // namespace carousel
