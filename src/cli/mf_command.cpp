@@ -32,7 +32,7 @@ struct MfCommandOptions {
   std::string format = "auto";
   std::string out = "carousel-out";
   std::string resume;
-  std::string schedule = "cyclic";
+  std::string schedule = "default";  // cyclic, or random where hamcmc needs it (RunMfCommand)
   std::string hyper = "sample";
   std::string metric = "default";
   bool no_bias = false;
@@ -66,8 +66,10 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
-      ->check(CLI::IsMember({"cyclic", "random"}));
+  app.add_option("--schedule", o.schedule,
+                 "cyclic|random stratum order (default: cyclic; random for hamcmc when --memory "
+                 "and --tiles share a divisor)")
+      ->check(CLI::IsMember({"default", "cyclic", "random"}));
   app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--burn-in", c.burn_in, "iterations before samples enter the posterior mean");
@@ -203,12 +205,22 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   MfConfig& config = options.config;
   if (config.tiles <= 0) config.tiles = comm.size();
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
-  // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1.
-  if (config.sampler.name == "hamcmc" && config.schedule == StratumSchedule::Kind::kCyclic &&
-      std::gcd(config.sampler.memory, config.tiles) != 1)
-    throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
-                                       std::to_string(config.tiles) +
-                                       ") without a common divisor; use --schedule random");
+  // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
+  // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc
+  // runs at its defaults on any rank count; an explicit --schedule cyclic is refused.
+  const bool hamcmc_needs_random =
+      config.sampler.name == "hamcmc" && std::gcd(config.sampler.memory, config.tiles) != 1;
+  if (options.schedule == "default") {
+    options.schedule = hamcmc_needs_random ? "random" : "cyclic";
+    config.schedule =
+        hamcmc_needs_random ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
+  }
+  RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
+    if (hamcmc_needs_random && config.schedule == StratumSchedule::Kind::kCyclic)
+      throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
+                                         std::to_string(config.tiles) +
+                                         ") without a common divisor; use --schedule random");
+  });
   config.step.a = options.step > 0 ? options.step : DefaultMfStep(config.sampler, data.problem);
   config.sampler.rmsprop_lambda =
       options.rmsprop_lambda > 0 ? options.rmsprop_lambda : DefaultRmspropLambda(data.problem);

@@ -106,6 +106,12 @@ bad_option --rank --rank 0
 bad_option --minibatch --minibatch 2
 bad_option --tiles --tiles 3
 bad_option --metric --metric fisher --sampler psgld
+# hamcmc's default --memory 2 shares a divisor with 2 tiles: the default schedule is then
+# random, and an explicit cyclic one is refused.
+bad_option "hamcmc with cyclic strata" --sampler hamcmc --schedule cyclic --iterations 20 --burn-in 5
+run_ok hamcmc-default 2 mf "${GOOD[@]}" --sampler hamcmc --iterations 20 --burn-in 5
+grep -qx "# schedule: random" "$T/out/trace.csv" || fail "hamcmc at its defaults on 2 ranks: no random schedule"
+ok "hamcmc at its defaults on 2 ranks runs with random strata"
 bad_option --sampler --sampler nosuch
 bad_option --burn-in --iterations 50 --burn-in 50
 bad_option --burn-in --iterations 50 --burn-in 80
