@@ -102,11 +102,9 @@ fi
 echo "== every SG-MCMC sampler at its defaults, $sampler_iterations iterations"
 echo "sampler,iter,seconds,rmse_sample,rmse_mean,exit_code" >"$out/samplers.csv"
 for sampler in psgld sgld sghmc sgnht sgrld sgrhmc hamcmc; do
-  extra=()
-  [ "$sampler" = hamcmc ] && extra=(--schedule random)  # --memory 2 shares a divisor with 2 tiles
   rc=0
   "$root/launch/mpirun.sh" 2 mf --train "$data/train.txt" --test "$data/test.txt" --rank 32 \
-    --sampler "$sampler" "${extra[@]}" --iterations "$sampler_iterations" \
+    --sampler "$sampler" --iterations "$sampler_iterations" \
     --burn-in $((sampler_iterations / 5)) --quiet --out "$out/s_$sampler" \
     >"$out/s_$sampler.log" 2>&1 || rc=$?
   echo "$sampler: exit $rc; $(tail -3 "$out/s_$sampler.log" | head -1)"
