@@ -136,8 +136,6 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   }
   o.config.priors.use_bias = !o.no_bias;
   o.config.priors.sample_hyper = o.hyper == "sample";
-  o.config.schedule =
-      o.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
   if (o.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
   if (!o.input.test.empty() && o.input.test_fraction > 0)
@@ -210,11 +208,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   // runs at its defaults on any rank count; an explicit --schedule cyclic is refused.
   const bool hamcmc_needs_random =
       config.sampler.name == "hamcmc" && std::gcd(config.sampler.memory, config.tiles) != 1;
-  if (options.schedule == "default") {
-    options.schedule = hamcmc_needs_random ? "random" : "cyclic";
-    config.schedule =
-        hamcmc_needs_random ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
-  }
+  if (options.schedule == "default") options.schedule = hamcmc_needs_random ? "random" : "cyclic";
+  config.schedule = options.schedule == "random" ? StratumSchedule::Kind::kRandom
+                                                 : StratumSchedule::Kind::kCyclic;
   RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
     if (hamcmc_needs_random && config.schedule == StratumSchedule::Kind::kCyclic)
       throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
