@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Refactors must not change results: a fixed list of runs (every MF sampler on both stratum
+# schedules, every LDA sampler, `gen mf`, a resumed run) whose outputs are hashed and
+# compared with the checksums in golden_outputs.sha256, recorded from the code before the
+# engine became one engine with model plug-ins (issue #10). Timing is left out: the
+# trace's `seconds` column and the `# command:` header line (it holds the temp path).
+#
+# Options that a later change may give new defaults (burn-in, HAMCMC's settings, ...)
+# are spelled out, so the list holds the same chains whatever the defaults become.
+# After a change that is meant to change results, regenerate the checksums with
+#   CAROUSEL_GOLDEN_UPDATE=1 bash tests/mpi/golden_outputs.sh
+# and say why in the commit.
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_ml100k
+require_lda_data
+
+T=$TEST_TMP
+GOLDEN=$(dirname "${BASH_SOURCE[0]}")/golden_outputs.sha256
+ACTUAL=$T/actual.sha256
+
+MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 6 --tiles 4 --seed 11
+  --burn-in 8 --eval-every 8 --quiet)
+LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8 --tiles 4
+  --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --quiet)
+
+# hash_outputs NAME DIR : one line per output file, "sha256  NAME/file", of the file with
+# timing removed (see the header).
+hash_outputs() {
+  local name=$1 dir=$2 f base
+  for f in "$dir"/*; do
+    [[ -f $f ]] || continue
+    base=$(basename "$f")
+    case $base in
+      trace.csv) grep -v '^# command:' "$f" | awk -F, -v OFS=, '/^#/ { print; next } { $2 = ""; print }' ;;
+      *.csv | *.txt) grep -v '^# command:' "$f" ;;
+      *) cat "$f" ;;
+    esac | sha256sum | awk -v n="$name/$base" '{ print $1 "  " n }'
+  done
+}
+
+for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
+  for schedule in cyclic random; do
+    extra=()
+    [[ $sampler == hamcmc ]] && extra=(--memory 3 --initial-metric identity --trust 1)
+    name=mf-$sampler-$schedule
+    run_ok "$name" 2 "${MF[@]}" --iterations 24 --sampler "$sampler" --schedule "$schedule" \
+      ${extra[@]+"${extra[@]}"} --out "$T/$name"
+    hash_outputs "$name" "$T/$name" >>"$ACTUAL"
+  done
+done
+
+# A run stopped at iteration 12 and resumed to 24 (on another rank count).
+run_ok mf-resume-first 2 "${MF[@]}" --iterations 12 --checkpoint-every 6 --out "$T/mf-resume"
+run_ok mf-resume-second 1 mf --resume "$T/mf-resume" --iterations 24 --burn-in 8 --quiet
+hash_outputs mf-resume "$T/mf-resume" >>"$ACTUAL"
+
+for sampler in scir sgrld sgrhmc; do
+  name=lda-$sampler
+  run_ok "$name" 2 "${LDA[@]}" --sampler "$sampler" --out "$T/$name"
+  hash_outputs "$name" "$T/$name" >>"$ACTUAL"
+done
+
+mkdir -p "$T/gen"
+"$CAROUSEL_BIN" gen mf --users 300 --items 200 --ratings 5000 --rank 3 --seed 9 \
+  --out "$T/gen/ratings.txt" >/dev/null || fail "gen mf failed"
+hash_outputs gen-mf "$T/gen" >>"$ACTUAL"
+
+if [[ ${CAROUSEL_GOLDEN_UPDATE:-0} == 1 ]]; then
+  cp "$ACTUAL" "$GOLDEN"
+  ok "wrote $(wc -l <"$GOLDEN") checksums to $GOLDEN"
+  exit 0
+fi
+[[ -s $GOLDEN ]] || fail "$GOLDEN missing"
+if ! diff <(cut -d' ' -f3 "$GOLDEN") <(cut -d' ' -f3 "$ACTUAL") >/dev/null; then
+  diff <(cut -d' ' -f3 "$GOLDEN") <(cut -d' ' -f3 "$ACTUAL") >&2 || true
+  fail "the runs wrote other files than the reference"
+fi
+if ! diff "$GOLDEN" "$ACTUAL" >"$T/diff" 2>&1; then
+  grep '^>' "$T/diff" | sed 's/^> /changed: /' >&2
+  fail "$(grep -c '^>' "$T/diff") output file(s) differ from the reference (golden_outputs.sha256)"
+fi
+ok "$(wc -l <"$ACTUAL") output files of $(cut -d' ' -f3 "$ACTUAL" | cut -d/ -f1 | sort -u | wc -l) runs are bitwise identical to the reference"
