@@ -15,8 +15,8 @@
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/mf_engine.hpp"
-#include "carousel/model/bpmf.hpp"
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 
 using namespace carousel;
 

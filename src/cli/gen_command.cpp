@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "carousel/cli/commands.hpp"
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {

@@ -12,6 +12,7 @@
 #include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/lda_engine.hpp"
+#include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/lda_outputs.hpp"
@@ -121,7 +122,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
 
 std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOptions& o,
                                                           const LdaConfig& c, int ranks,
-                                                          const io::Corpus& corpus,
+                                                          const Corpus& corpus,
                                                           const LdaCounts& counts) {
   return {{"carousel", kVersion},
           {"command", "carousel lda " + JoinArgs(o.argv)},
@@ -166,7 +167,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     });
   }
 
-  io::Corpus corpus;
+  Corpus corpus;
   RunCollectively(comm, [&] {
     corpus = io::ReadCorpus(options.corpus, options.vocab, io::ParseCorpusFormat(options.format));
   });

@@ -14,11 +14,11 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/engine/block_rotation.hpp"
 #include "carousel/engine/iteration_control.hpp"
-#include "carousel/engine/state_archive.hpp"
-#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/util/state_archive.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/io/text_output.hpp"
-#include "carousel/model/lda_gibbs.hpp"
-#include "carousel/model/lda_tokens.hpp"
+#include "carousel/model/lda/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 
@@ -97,7 +97,7 @@ struct CorpusSurvey {
   std::vector<std::uint64_t> stratum_sizes;
 };
 
-CorpusSurvey Survey(const io::Corpus& corpus, const std::vector<DocumentRole>& roles,
+CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                     const TileGrid& grid) {
   const int B = grid.blocks();
   CorpusSurvey survey;
@@ -130,7 +130,7 @@ CorpusSurvey Survey(const io::Corpus& corpus, const std::vector<DocumentRole>& r
 
 class LdaEngine::Impl {
  public:
-  Impl(Communicator& comm, const LdaConfig& config, const io::Corpus& corpus);
+  Impl(Communicator& comm, const LdaConfig& config, const Corpus& corpus);
 
   void Restore(const std::string& payload);
   bool Run(const LdaCallbacks& callbacks);
@@ -174,7 +174,7 @@ class LdaEngine::Impl {
 
   Communicator& comm_;
   LdaConfig config_;
-  const io::Corpus& corpus_;
+  const Corpus& corpus_;
   std::vector<DocumentRole> roles_;
   TileGrid grid_;
   RankLayout layout_;
@@ -196,7 +196,7 @@ class LdaEngine::Impl {
   double gibbs_seconds_ = 0.0;      // spent in them
 };
 
-LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const io::Corpus& corpus)
+LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const Corpus& corpus)
     : comm_(comm),
       config_(config),
       corpus_(corpus),
@@ -494,7 +494,7 @@ std::string LdaEngine::Impl::Fingerprint() const {
   s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
     << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
     << " data_crc=" << std::hex
-    << (io::Crc64Of(corpus_.doc_start) ^ io::Crc64Of(corpus_.word) ^ io::Crc64Of(corpus_.count))
+    << (Crc64Of(corpus_.doc_start) ^ Crc64Of(corpus_.word) ^ Crc64Of(corpus_.count))
     << std::dec << " tiles=" << B() << " topics=" << config_.topics
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
   return s.str();
@@ -684,7 +684,7 @@ void LdaEngine::Impl::Restore(const std::string& payload) {
   trace_ = trace.GetVector<LdaTraceRow>();
 }
 
-LdaEngine::LdaEngine(Communicator& comm, const LdaConfig& config, const io::Corpus& corpus)
+LdaEngine::LdaEngine(Communicator& comm, const LdaConfig& config, const Corpus& corpus)
     : impl_(std::make_unique<Impl>(comm, config, corpus)) {}
 LdaEngine::~LdaEngine() = default;
 void LdaEngine::Restore(const std::string& payload) {

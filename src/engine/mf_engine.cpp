@@ -11,13 +11,13 @@
 #include <sstream>
 
 #include "carousel/comm/ordered_sum.hpp"
-#include "carousel/engine/block_codec.hpp"
+#include "carousel/sampler/block_codec.hpp"
 #include "carousel/engine/block_rotation.hpp"
 #include "carousel/engine/iteration_control.hpp"
-#include "carousel/engine/state_archive.hpp"
-#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/util/state_archive.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/io/text_output.hpp"
-#include "carousel/model/bpmf_health.hpp"
+#include "carousel/model/bpmf/bpmf_health.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -293,7 +293,7 @@ std::string MfEngine::Impl::Fingerprint() const {
   s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
     << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
     << " data_crc=" << std::hex
-    << (io::Crc64Of(problem_.train.entries) ^ io::Crc64Of(problem_.test)) << std::dec
+    << (Crc64Of(problem_.train.entries) ^ Crc64Of(problem_.test)) << std::dec
     << " tiles=" << B() << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   return s.str();

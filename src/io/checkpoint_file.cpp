@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -25,18 +26,6 @@ constexpr std::string_view kMagic = "CRSLCKPT";
 constexpr std::string_view kPrefix = "checkpoint-";
 constexpr std::string_view kSuffix = ".ckpt";
 constexpr std::string_view kTempInfix = ".tmp.";  // as WriteFileAtomically names temp files
-
-constexpr std::array<std::uint64_t, 256> MakeCrc64Table() {
-  constexpr std::uint64_t kPolyReflected = 0xC96C5795D7870F42ULL;  // ECMA-182, bit-reversed
-  std::array<std::uint64_t, 256> table{};
-  for (std::uint64_t i = 0; i < 256; ++i) {
-    std::uint64_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1) ? kPolyReflected : 0);
-    table[i] = crc;
-  }
-  return table;
-}
-constexpr std::array<std::uint64_t, 256> kCrc64Table = MakeCrc64Table();
 
 void PutLe(std::string& out, std::uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);
@@ -123,12 +112,6 @@ bool ReadExactly(int fd, char* out, std::size_t size, const std::string& path) {
 }
 
 }  // namespace
-
-std::uint64_t Crc64Xz(std::string_view bytes) {
-  std::uint64_t crc = ~std::uint64_t{0};
-  for (unsigned char c : bytes) crc = kCrc64Table[(crc ^ c) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
 
 std::string CheckpointFileName(std::uint64_t iteration) {
   std::string digits = std::to_string(iteration);

@@ -440,10 +440,6 @@ const char* CorpusFormatName(CorpusFormat format) {
   return "unknown";
 }
 
-std::uint64_t Corpus::tokens() const {
-  return std::accumulate(count.begin(), count.end(), std::uint64_t{0});
-}
-
 Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, CorpusFormat format) {
   const std::string contents = ReadWholeFile(path);
   const std::string_view text = StripByteOrderMark(contents);

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "carousel/comm/collective.hpp"
-#include "carousel/engine/block_codec.hpp"
+#include "carousel/sampler/block_codec.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {

@@ -36,8 +36,8 @@
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/mf_engine.hpp"
-#include "carousel/model/bpmf_gibbs.hpp"
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {

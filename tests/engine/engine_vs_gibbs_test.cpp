@@ -43,12 +43,12 @@
 
 #include "../sampler/mc_stats.hpp"
 #include "carousel/comm/communicator.hpp"
-#include "carousel/engine/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/engine/mf_engine.hpp"
-#include "carousel/model/bpmf.hpp"
-#include "carousel/model/bpmf_gibbs.hpp"
-#include "carousel/model/bpmf_metric.hpp"
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/bpmf_metric.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/util/keyed_rng.hpp"
 

@@ -54,8 +54,8 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 // counts[d][w]: word w's count in document d (0: absent).
-io::Corpus MakeCorpus(const std::vector<std::vector<std::uint32_t>>& counts, std::uint32_t V) {
-  io::Corpus c;
+Corpus MakeCorpus(const std::vector<std::vector<std::uint32_t>>& counts, std::uint32_t V) {
+  Corpus c;
   c.documents = static_cast<std::uint32_t>(counts.size());
   c.vocabulary = V;
   c.doc_start.push_back(0);
@@ -91,7 +91,7 @@ struct PhiDraws {
 // draws after burn-in (per = 1) or the means of consecutive batches of `per` draws, from
 // the engine's running posterior mean: the run is stopped (kRequestStop) after the burn-in
 // and then every `per` iterations, and sum = mean * samples is differenced.
-PhiDraws RunOneTopic(const io::Corpus& corpus, int tiles, double h, std::uint64_t burn_in,
+PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t burn_in,
                      std::uint64_t draws, std::uint64_t per, double beta) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
@@ -225,7 +225,7 @@ TEST(LdaEngineOneTopic, TwoTilesKeepThePosteriorMean) {
 // 300 documents of 40 tokens from 3 topics, topic k uniform on words 10k .. 10k+9; each
 // document 90% its main topic, the rest spread over the others. `structured` false: the
 // same number of tokens, uniform over all 30 words.
-io::Corpus ThreeTopicCorpus(bool structured) {
+Corpus ThreeTopicCorpus(bool structured) {
   std::vector<std::vector<std::uint32_t>> counts(300, std::vector<std::uint32_t>(30, 0));
   for (std::uint32_t d = 0; d < counts.size(); ++d) {
     KeyedStream rng(5, Purpose::kTest, d, 0);
@@ -249,7 +249,7 @@ struct ThreeTopicResult {
   double seconds = 0.0;
 };
 
-ThreeTopicResult RunThreeTopics(const io::Corpus& corpus) {
+ThreeTopicResult RunThreeTopics(const Corpus& corpus) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
   LdaConfig c;

@@ -1,5 +1,5 @@
 // The data-dependent defaults of `carousel mf` (mf_defaults.hpp).
-#include "carousel/engine/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 
 #include <gtest/gtest.h>
 

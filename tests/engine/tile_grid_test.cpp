@@ -1,4 +1,4 @@
-#include "carousel/engine/tile_grid.hpp"
+#include "carousel/data/tile_grid.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "carousel/model/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
 
 namespace carousel {
 namespace {

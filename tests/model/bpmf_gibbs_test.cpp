@@ -1,4 +1,4 @@
-#include "carousel/model/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/bpmf_gibbs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 

@@ -1,5 +1,5 @@
 // The checks that stop a chain which left the posterior without producing NaN.
-#include "carousel/model/bpmf_health.hpp"
+#include "carousel/model/bpmf/bpmf_health.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The metrics BPMF gives SGRLD and SGRHMC (bpmf_metric.hpp).
-#include "carousel/model/bpmf_metric.hpp"
+#include "carousel/model/bpmf/bpmf_metric.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 // Negative controls: the same joint test, run on a plain O(K) copy of the kernel that
 // (a) does not remove the token's own count before drawing, (b) ignores alpha, must
 // reject; the correct plain copy must pass (the harness is not what rejects).
-#include "carousel/model/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_gibbs.hpp"
 
 #include <gtest/gtest.h>
 

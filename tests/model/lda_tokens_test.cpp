@@ -2,7 +2,7 @@
 // 5, tier 1): which documents are held out, how a row-block groups its tokens by column
 // block, which tokens of a held-out document are test tokens, and that the initial topics
 // are a function of (seed, document, position) only, not of the tile grid or row-block.
-#include "carousel/model/lda_tokens.hpp"
+#include "carousel/model/lda/lda_tokens.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "carousel/engine/tile_grid.hpp"
+#include "carousel/data/tile_grid.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -20,8 +20,8 @@ namespace {
 
 using Doc = std::vector<std::pair<std::uint32_t, std::uint32_t>>;  // (word, count)
 
-io::Corpus MakeCorpus(const std::vector<Doc>& docs, std::uint32_t vocabulary) {
-  io::Corpus c;
+Corpus MakeCorpus(const std::vector<Doc>& docs, std::uint32_t vocabulary) {
+  Corpus c;
   c.documents = static_cast<std::uint32_t>(docs.size());
   c.vocabulary = vocabulary;
   c.doc_start.push_back(0);
@@ -38,7 +38,7 @@ io::Corpus MakeCorpus(const std::vector<Doc>& docs, std::uint32_t vocabulary) {
 
 // A random corpus: every `empty_every`-th document is empty, the others have 1..12
 // distinct words with counts 1..4 (so held-out documents have several test tokens).
-io::Corpus RandomCorpus(std::uint32_t documents, std::uint32_t vocabulary, int empty_every,
+Corpus RandomCorpus(std::uint32_t documents, std::uint32_t vocabulary, int empty_every,
                         std::uint64_t seed) {
   std::vector<Doc> docs(documents);
   for (std::uint32_t d = 0; d < documents; ++d) {
@@ -65,7 +65,7 @@ struct Token {
 
 // Document d's tokens in file order with the topics the contract prescribes: one
 // below(topics) per token from the stream (seed, kInitRow, d, 0), test tokens included.
-std::vector<Token> ExpectedTokens(const io::Corpus& c, std::uint32_t d, int topics,
+std::vector<Token> ExpectedTokens(const Corpus& c, std::uint32_t d, int topics,
                                   std::uint64_t seed) {
   std::vector<Token> out;
   KeyedStream rng(seed, Purpose::kInitRow, d, 0);
@@ -90,7 +90,7 @@ std::vector<Token> TileOf(const TileTokens& t, const std::vector<std::uint16_t>*
 }
 
 TEST(ChooseDocumentRoles, EmptyDocumentsFractionAndDeterminism) {
-  const io::Corpus c = RandomCorpus(4000, 50, 7, 1);
+  const Corpus c = RandomCorpus(4000, 50, 7, 1);
   const double fraction = 0.2;
   const auto roles = ChooseDocumentRoles(c, fraction, 42);
   ASSERT_EQ(roles.size(), c.documents);
@@ -133,7 +133,7 @@ TEST(IsTestToken, EveryTenthPositionFromNine) {
 }
 
 // Checks every row-block of the B x B grid against the corpus and the keyed topics.
-void CheckRowBlocks(const io::Corpus& c, const std::vector<DocumentRole>& roles, int blocks,
+void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int blocks,
                     int topics, std::uint64_t seed) {
   SCOPED_TRACE("B = " + std::to_string(blocks));
   const TileGrid grid(c.documents, c.vocabulary, blocks, seed);
@@ -222,7 +222,7 @@ void CheckRowBlocks(const io::Corpus& c, const std::vector<DocumentRole>& roles,
 // the document, so the union over the row-blocks of any grid is the corpus with the same
 // topics.
 TEST(BuildRowBlockTokens, GroupsTokensSplitsTestTokensAndKeysTopics) {
-  const io::Corpus c = RandomCorpus(300, 40, 9, 2);
+  const Corpus c = RandomCorpus(300, 40, 9, 2);
   const std::uint64_t seed = 5;
   const auto roles = ChooseDocumentRoles(c, 0.3, seed);
   for (int blocks : {1, 3, 4}) CheckRowBlocks(c, roles, blocks, 7, seed);
@@ -234,7 +234,7 @@ TEST(BuildRowBlockTokens, GroupsTokensSplitsTestTokensAndKeysTopics) {
 // would catch a stream keyed by row-block or local index even if the test's idea of the
 // key were wrong.)
 TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
-  const io::Corpus c = RandomCorpus(200, 30, 0, 3);
+  const Corpus c = RandomCorpus(200, 30, 0, 3);
   const std::uint64_t seed = 9;
   const auto roles = ChooseDocumentRoles(c, 0.0, seed);
   const int topics = 11;
@@ -266,7 +266,7 @@ TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
 }
 
 TEST(BuildRowBlockTokens, RecountDocTopicAndTopicRange) {
-  const io::Corpus c = RandomCorpus(50, 20, 0, 4);
+  const Corpus c = RandomCorpus(50, 20, 0, 4);
   const auto roles = ChooseDocumentRoles(c, 0.0, 1);
   const TileGrid grid(c.documents, c.vocabulary, 2, 1);
   RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, 1, 5, 1);

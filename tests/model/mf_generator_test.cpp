@@ -1,4 +1,4 @@
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 
 #include <gtest/gtest.h>
 

@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "carousel/model/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
 #include "carousel/sampler/block.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/util/keyed_rng.hpp"

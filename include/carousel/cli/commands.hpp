@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
-#include "carousel/engine/mf_config.hpp"
+#include "carousel/model/bpmf/mf_config.hpp"
 #include "carousel/io/mf_loader.hpp"
 
 namespace carousel::cli {

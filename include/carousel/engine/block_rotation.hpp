@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "carousel/engine/tile_grid.hpp"
+#include "carousel/data/tile_grid.hpp"
 
 namespace carousel {
 

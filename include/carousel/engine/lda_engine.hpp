@@ -24,8 +24,8 @@
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/iteration_control.hpp"
-#include "carousel/engine/lda_config.hpp"
-#include "carousel/io/corpus_reader.hpp"
+#include "carousel/model/lda/lda_config.hpp"
+#include "carousel/data/corpus.hpp"
 
 namespace carousel {
 
@@ -62,7 +62,7 @@ struct LdaCallbacks {
 
 class LdaEngine {
  public:
-  LdaEngine(Communicator& comm, const LdaConfig& config, const io::Corpus& corpus);
+  LdaEngine(Communicator& comm, const LdaConfig& config, const Corpus& corpus);
   ~LdaEngine();
 
   void Restore(const std::string& payload);

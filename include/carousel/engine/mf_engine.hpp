@@ -16,8 +16,8 @@
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/iteration_control.hpp"
-#include "carousel/engine/mf_config.hpp"
-#include "carousel/engine/mf_problem.hpp"
+#include "carousel/model/bpmf/mf_config.hpp"
+#include "carousel/data/mf_problem.hpp"
 
 namespace carousel {
 

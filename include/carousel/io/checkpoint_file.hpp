@@ -24,18 +24,6 @@ namespace carousel::io {
 inline constexpr std::uint32_t kCheckpointFormatVersion = 1;
 inline constexpr std::size_t kCheckpointHeaderSize = 32;
 
-// CRC-64/XZ (ECMA-182 polynomial, reflected, init and xorout all ones; the CRC used by
-// xz): check value 0x995DC9BBDF1939FA for "123456789".
-std::uint64_t Crc64Xz(std::string_view bytes);
-
-// CRC-64/XZ of the bytes of a vector of plain values (padding-free types only): a
-// fingerprint of the data a checkpoint was made from.
-template <typename T>
-std::uint64_t Crc64Of(const std::vector<T>& values) {
-  return Crc64Xz(
-      std::string_view(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-}
-
 // The file name for `iteration`: "checkpoint-<iteration, zero-padded to 10 digits>.ckpt".
 std::string CheckpointFileName(std::uint64_t iteration);
 

@@ -14,13 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace carousel::io {
+#include "carousel/data/corpus.hpp"
 
-enum class CorpusFormat {
-  kAuto,  // the first non-blank line decides: one containing ':' is LDA-C, else UCI
-  kUci,   // D, W, NNZ header lines, then "doc word count" (1-based ids)
-  kLdaC,  // "N id:count ..." per document (0-based ids)
-};
+namespace carousel::io {
 
 // Parses a --corpus-format value: "auto", "uci" or "ldac".
 // Throws carousel::UsageError("--corpus-format", ...) for anything else.
@@ -28,25 +24,6 @@ CorpusFormat ParseCorpusFormat(const std::string& name);
 
 // The --corpus-format spelling of `format` (the inverse of ParseCorpusFormat).
 const char* CorpusFormatName(CorpusFormat format);
-
-struct Corpus {
-  std::string path;
-  CorpusFormat format = CorpusFormat::kUci;  // the format actually parsed; never kAuto
-  std::uint32_t documents = 0;               // including empty ones
-  // W from the UCI header, else the vocabulary file's size, else the largest id + 1.
-  std::uint32_t vocabulary = 0;
-  // CSR over documents: document d's distinct words are word[doc_start[d] ..
-  // doc_start[d + 1]) with their counts; doc_start has documents + 1 entries. Within a
-  // document the words keep their order in the file.
-  std::vector<std::uint64_t> doc_start;
-  std::vector<std::uint32_t> word;    // 0-based, < vocabulary
-  std::vector<std::uint32_t> count;   // > 0
-  std::vector<std::string> vocab;     // word id -> word; empty without a vocabulary file
-  std::uint32_t empty_documents = 0;  // documents without tokens: kept (so ids stay), counted
-
-  // The number of tokens: the sum of all counts.
-  std::uint64_t tokens() const;
-};
 
 // Reads the corpus `path` and, unless `vocab_path` is empty, its vocabulary (one word per
 // line; line i is word id i - 1). With a vocabulary every word id must be below its size,

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "carousel/io/ratings_reader.hpp"
-#include "carousel/model/rating_matrix.hpp"
+#include "carousel/data/rating_matrix.hpp"
 
 namespace carousel::io {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "carousel/engine/mf_problem.hpp"
+#include "carousel/data/mf_problem.hpp"
 #include "carousel/io/id_map.hpp"
 #include "carousel/io/ratings_reader.hpp"
 

@@ -1,4 +1,4 @@
-#include "carousel/model/bpmf_health.hpp"
+#include "carousel/model/bpmf/bpmf_health.hpp"
 
 #include <cmath>
 #include <cstdio>

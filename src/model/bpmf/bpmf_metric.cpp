@@ -1,4 +1,4 @@
-#include "carousel/model/bpmf_metric.hpp"
+#include "carousel/model/bpmf/bpmf_metric.hpp"
 
 #include "carousel/util/error.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "carousel/engine/tile_grid.hpp"
+#include "carousel/data/tile_grid.hpp"
 #include "carousel/sampler/step_size.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
 

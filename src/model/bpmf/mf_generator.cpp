@@ -1,6 +1,6 @@
 // Synthetic MovieLens-like ratings from a known biased matrix-factorization model
 // (the BPMF model of Salakhutdinov & Mnih 2008, with biases). See mf_generator.hpp.
-#include "carousel/model/mf_generator.hpp"
+#include "carousel/model/bpmf/mf_generator.hpp"
 
 #include <algorithm>
 #include <cerrno>

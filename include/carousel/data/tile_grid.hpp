@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "carousel/model/rating_matrix.hpp"
+#include "carousel/data/rating_matrix.hpp"
 
 namespace carousel {
 

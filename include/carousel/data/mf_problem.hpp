@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "carousel/model/rating_matrix.hpp"
+#include "carousel/data/rating_matrix.hpp"
 
 namespace carousel {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "carousel/model/bpmf_priors.hpp"
+#include "carousel/model/bpmf/bpmf_priors.hpp"
 #include "carousel/sampler/block.hpp"
 #include "carousel/util/keyed_rng.hpp"
 

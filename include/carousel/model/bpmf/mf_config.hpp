@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "carousel/engine/tile_grid.hpp"
-#include "carousel/model/bpmf.hpp"
+#include "carousel/data/tile_grid.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/sampler/step_size.hpp"
 

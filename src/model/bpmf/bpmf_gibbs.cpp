@@ -1,7 +1,7 @@
 // Exact blocked Gibbs sampler for BPMF with biases and scalar Gamma precisions
 // (Salakhutdinov & Mnih 2008; Gamma-precision simplification of Ahn et al. 2015).
 // See bpmf_gibbs.hpp.
-#include "carousel/model/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/bpmf_gibbs.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>

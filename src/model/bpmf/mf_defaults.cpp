@@ -1,4 +1,4 @@
-#include "carousel/engine/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "carousel/model/lda_tokens.hpp"
+#include "carousel/model/lda/lda_tokens.hpp"
 
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
 
-std::vector<DocumentRole> ChooseDocumentRoles(const io::Corpus& corpus, double fraction,
+std::vector<DocumentRole> ChooseDocumentRoles(const Corpus& corpus, double fraction,
                                               std::uint64_t seed) {
   std::vector<DocumentRole> roles(corpus.documents, DocumentRole::kTrain);
   for (std::uint32_t d = 0; d < corpus.documents; ++d) {
@@ -54,7 +54,7 @@ void AppendDocument(TileTokens& out, std::vector<std::uint16_t>* topics,
 
 }  // namespace
 
-RowBlockTokens BuildRowBlockTokens(const io::Corpus& corpus, const std::vector<DocumentRole>& roles,
+RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
                                    std::uint64_t seed) {
   if (topics < 1 || topics > 65535)

@@ -1,4 +1,4 @@
-#include "carousel/model/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // (README, "Step sizes"). The CLI and the exact-target tests both use these.
 #pragma once
 
-#include "carousel/engine/mf_problem.hpp"
+#include "carousel/data/mf_problem.hpp"
 #include "carousel/sampler/sampler.hpp"
 
 namespace carousel {

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "carousel/engine/tile_grid.hpp"
-#include "carousel/io/corpus_reader.hpp"
+#include "carousel/data/tile_grid.hpp"
+#include "carousel/data/corpus.hpp"
 
 namespace carousel {
 
@@ -29,7 +29,7 @@ inline bool IsTestToken(std::uint64_t position) {
 // Per document: 0 = training, 1 = held out, 2 = empty (skipped). A non-empty document is
 // held out when its keyed uniform draw (seed, kSplit, document) is below `fraction`.
 enum class DocumentRole : std::uint8_t { kTrain = 0, kHeldOut = 1, kEmpty = 2 };
-std::vector<DocumentRole> ChooseDocumentRoles(const io::Corpus& corpus, double fraction,
+std::vector<DocumentRole> ChooseDocumentRoles(const Corpus& corpus, double fraction,
                                               std::uint64_t seed);
 
 // Tokens of some documents of one row-block, grouped by column block: the tokens of local
@@ -72,7 +72,7 @@ struct RowBlockTokens {
 // Builds row-block `row_block`'s tokens. Initial topics are uniform draws keyed by
 // (seed, kInitRow, document), one per token in file order, so they do not depend on the
 // rank count. Requires 1 <= topics <= 65535.
-RowBlockTokens BuildRowBlockTokens(const io::Corpus& corpus, const std::vector<DocumentRole>& roles,
+RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
                                    std::uint64_t seed);
 

@@ -1,4 +1,4 @@
-#include "carousel/engine/block_codec.hpp"
+#include "carousel/sampler/block_codec.hpp"
 
 #include "carousel/util/byte_buffer.hpp"
 

@@ -1,4 +1,4 @@
-#include "carousel/model/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_gibbs.hpp"
 
 #include <limits>
 

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "carousel/model/bpmf_priors.hpp"
+#include "carousel/model/bpmf/bpmf_priors.hpp"
 
 namespace carousel {
 
