@@ -14,8 +14,9 @@
 #include <string>
 
 #include "carousel/comm/communicator.hpp"
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
 
 using namespace carousel;
@@ -79,8 +80,9 @@ double IterationRate(const MfProblem& p, int k, const std::string& sampler, doub
   c.eval_every = 1u << 30;
   c.burn_in = 0;
   auto comm = MakeSerialCommunicator();
-  MfEngine engine(*comm, c, p);
-  MfCallbacks callbacks;
+  BpmfModel model(c, p);
+  TileEngine engine(*comm, model, c.chain());
+  EngineCallbacks callbacks;
   const double start = Now();
   std::uint64_t iterations = 0;
   callbacks.requests = [&] {

@@ -7,7 +7,7 @@
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
-#include "carousel/io/mf_outputs.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/bpmf/bpmf_gibbs.hpp"
 
 namespace carousel::cli {

@@ -11,13 +11,14 @@
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
-#include "carousel/engine/lda_engine.hpp"
-#include "carousel/io/corpus_reader.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
-#include "carousel/io/lda_outputs.hpp"
+#include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/lda/lda_model.hpp"
+#include "carousel/model/lda/lda_outputs.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -162,7 +163,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!options.resume.empty()) {
     RunCollectively(comm, [&] {
       resume_payload = ReadLatestCheckpoint(options.resume);
-      const auto stored = UnpackArgs(LdaEngine::CheckpointExtra(resume_payload));
+      const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
       options = Parse(ResumedArgs(stored, options.resume, args));
     });
   }
@@ -179,37 +180,39 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                       std::to_string(comm.size()) + " ranks");
   });
 
-  std::unique_ptr<LdaEngine> engine;
+  LdaModel model(config, corpus);
+  std::unique_ptr<TileEngine> engine;
   RunCollectively(comm, [&] {
-    engine = std::make_unique<LdaEngine>(comm, config, corpus);
-    if (engine->counts().train_documents == 0)
+    engine = std::make_unique<TileEngine>(comm, model, config.chain());
+    if (model.counts().train_documents == 0)
       throw InputError(corpus.path, "no training documents (every document is empty or held out)");
     if (!resume_payload.empty()) engine->Restore(resume_payload);
     if (comm.rank() == 0) io::EnsureDirectory(options.out);
   });
 
-  const LdaCounts counts = engine->counts();
+  const LdaCounts counts = model.counts();
   const std::string comments =
       io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
   const std::string trace_path = options.out + "/trace.csv";
   Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
   double last_trace_write = -1e9;
-  LdaCallbacks callbacks;
+  EngineCallbacks callbacks;
   callbacks.requests = TakeSignalRequests;
   callbacks.checkpoint_extra = PackArgs(options.argv);
   callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
-  callbacks.on_eval = [&](const LdaTraceRow& row) {
+  callbacks.on_eval = [&] {
+    const LdaTraceRow& row = model.trace().back();
     char status[96];
     std::snprintf(status, sizeof status, "perplexity %.1f (sample %.1f)", row.perplexity,
                   row.perplexity_sample);
     progress.OnEval(status);
     if (row.seconds - last_trace_write > 5.0) {
-      io::WriteLdaTrace(trace_path, comments, engine->trace());
+      io::WriteLdaTrace(trace_path, comments, model.trace());
       last_trace_write = row.seconds;
     }
   };
   callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
-    io::WriteLdaTrace(trace_path, comments, engine->trace());
+    io::WriteLdaTrace(trace_path, comments, model.trace());
     io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
   };
 
@@ -231,23 +234,23 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                                       static_cast<std::size_t>(config.topics),
                                                       corpus.vocabulary);
   });
-  engine->StreamTopicWordMean(
+  model.StreamTopicWordMean(
       [&](std::size_t first, std::size_t count, const std::vector<double>& rows) {
         topic_word->AppendRows(rows.data(), count);
         top_words += io::TopWordsLines(rows, first, count, corpus.vocab);
       });
-  const std::uint64_t samples = engine->samples();
-  const std::vector<std::uint32_t> held_out = engine->HeldOutDocuments();
-  const LdaGibbsStats gibbs = engine->gibbs_stats();
-  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, engine->tokens_held());
+  const std::uint64_t samples = model.samples();
+  const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
+  const LdaGibbsStats gibbs = model.gibbs_stats();
+  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, model.tokens_held());
   const std::vector<std::string> gibbs_all =
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
   if (comm.rank() == 0) {
-    io::WriteLdaTrace(trace_path, comments, engine->trace());
+    io::WriteLdaTrace(trace_path, comments, model.trace());
     topic_word->Commit();
     io::WriteFileAtomically(options.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.out + "/heldout.txt", comments, held_out);
-    const LdaTraceRow& last = engine->trace().back();
+    const LdaTraceRow& last = model.trace().back();
     if (counts.test_tokens == 0)
       std::printf("carousel lda: no test tokens, so no perplexity (use --test-fraction > 0)\n");
     std::printf(
@@ -255,7 +258,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
         "perplexity %.1f (averaged over %llu samples), %.1f (last sample); %llu training and "
         "%llu held-out documents, %llu empty documents skipped; output in %s\n",
         static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
-        engine->seconds_sampling(), last.perplexity, static_cast<unsigned long long>(samples),
+        model.seconds_sampling(), last.perplexity, static_cast<unsigned long long>(samples),
         last.perplexity_sample, static_cast<unsigned long long>(counts.train_documents),
         static_cast<unsigned long long>(counts.held_out_documents),
         static_cast<unsigned long long>(counts.empty_documents), options.out.c_str());

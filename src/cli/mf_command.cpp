@@ -13,14 +13,15 @@
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
-#include "carousel/model/bpmf/mf_defaults.hpp"
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/mf_loader.hpp"
-#include "carousel/io/mf_outputs.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_metric.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -193,7 +194,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!options.resume.empty()) {
     RunCollectively(comm, [&] {
       resume_payload = ReadLatestCheckpoint(options.resume);
-      const auto stored = UnpackArgs(MfEngine::CheckpointExtra(resume_payload));
+      const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
       options = Parse(ResumedArgs(stored, options.resume, args));
     });
   }
@@ -229,9 +230,10 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                              io::CommentBlock(Comments(options, config, 1, data)), options.quiet);
   }
 
-  std::unique_ptr<MfEngine> engine;
+  BpmfModel model(config, data.problem);
+  std::unique_ptr<TileEngine> engine;
   RunCollectively(comm, [&] {
-    engine = std::make_unique<MfEngine>(comm, config, data.problem);
+    engine = std::make_unique<TileEngine>(comm, model, config.chain());
     if (!resume_payload.empty()) engine->Restore(resume_payload);
     if (comm.rank() == 0) io::EnsureDirectory(options.out);
   });
@@ -240,23 +242,24 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string trace_path = options.out + "/trace.csv";
   Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
   double last_trace_write = -1e9;
-  MfCallbacks callbacks;
+  EngineCallbacks callbacks;
   callbacks.requests = TakeSignalRequests;
   callbacks.checkpoint_extra = PackArgs(options.argv);
   callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
-  callbacks.on_eval = [&](const TraceRow& row) {
+  callbacks.on_eval = [&] {
+    const TraceRow& row = model.trace().back();
     char status[96];
     int n = std::snprintf(status, sizeof status, "rmse %.4f", row.rmse_sample);
     if (!std::isnan(row.rmse_mean) && n > 0)
       std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
     progress.OnEval(status);
     if (row.seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
-      io::WriteTrace(trace_path, comments, engine->trace());  // at every evaluation
+      io::WriteTrace(trace_path, comments, model.trace());  // at every evaluation
       last_trace_write = row.seconds;
     }
   };
   callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
-    io::WriteTrace(trace_path, comments, engine->trace());
+    io::WriteTrace(trace_path, comments, model.trace());
     io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
   };
 
@@ -269,14 +272,14 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   progress.Finish();
   if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.out);
 
-  const MfPosterior posterior = engine->Posterior();
+  const MfPosterior posterior = model.Posterior();
   const double run_seconds = engine->seconds_running();
-  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, engine->ratings_held());
+  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, model.ratings_held());
   if (comm.rank() == 0) {
-    io::WriteTrace(trace_path, comments, engine->trace());
+    io::WriteTrace(trace_path, comments, model.trace());
     io::WritePredictions(options.out + "/predictions.csv", comments, data, posterior);
     io::WritePosteriorArrays(options.out, posterior, config.shape.rank, config.shape.bias, data);
-    const TraceRow& last = engine->trace().back();
+    const TraceRow& last = model.trace().back();
     if (data.problem.test.empty())
       std::printf("carousel mf: no test set (use --test or --test-fraction)\n");
     std::printf(

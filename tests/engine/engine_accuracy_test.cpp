@@ -35,8 +35,9 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -104,11 +105,12 @@ struct Outcome {
 Outcome RunEngine(const MfConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
-  MfEngine engine(*comm, config, SharedData().problem);
-  engine.Run(MfCallbacks{});
+  BpmfModel model(config, SharedData().problem);
+  TileEngine engine(*comm, model, config.chain());
+  engine.Run(EngineCallbacks{});
   Outcome o;
-  o.rmse_mean = engine.trace().back().rmse_mean;
-  o.samples = engine.trace().back().samples;
+  o.rmse_mean = model.trace().back().rmse_mean;
+  o.samples = model.trace().back().samples;
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
 }

@@ -43,11 +43,12 @@
 
 #include "../sampler/mc_stats.hpp"
 #include "carousel/comm/communicator.hpp"
-#include "carousel/model/bpmf/mf_defaults.hpp"
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
 #include "carousel/model/bpmf/bpmf_gibbs.hpp"
 #include "carousel/model/bpmf/bpmf_metric.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/util/keyed_rng.hpp"
@@ -217,9 +218,10 @@ SgRun RunEngine(const Data& d, MfConfig c, std::uint64_t batch, int batches) {
   c.iterations = c.burn_in + batch * static_cast<std::uint64_t>(batches);
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
-  MfEngine engine(*comm, c, d.problem);
+  BpmfModel model(c, d.problem);
+  TileEngine engine(*comm, model, c.chain());
   std::uint64_t done = 0;
-  MfCallbacks callbacks;
+  EngineCallbacks callbacks;
   callbacks.on_iteration = [&](std::uint64_t iteration, double) { done = iteration; };
   // Stop at the end of each batch; Run() resumes where it stopped.
   callbacks.requests = [&] {
@@ -231,7 +233,7 @@ SgRun RunEngine(const Data& d, MfConfig c, std::uint64_t batch, int batches) {
   SgRun run;
   while (static_cast<int>(run.batch_mean.size()) < batches) {
     engine.Run(callbacks);
-    const MfPosterior post = engine.Posterior();
+    const MfPosterior post = model.Posterior();
     const double count = static_cast<double>(post.samples);
     std::vector<double> m(n), q(n);
     for (std::size_t t = 0; t < n; ++t) {

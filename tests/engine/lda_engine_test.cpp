@@ -29,7 +29,7 @@
 // (the criterion can fail). (The generating model's own perplexity is about 15 by its
 // entropy, somewhat more on the test tokens: every 10th token in word-id order, as files
 // list them, over-samples the off-topic words of a document.)
-#include "carousel/engine/lda_engine.hpp"
+#include "carousel/model/lda/lda_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +42,7 @@
 
 #include "../sampler/mc_stats.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/tile_engine.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -110,8 +111,9 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
   c.eval_sweeps = 1;
   c.seed = 11;
   c.test_fraction = 0.0;
-  LdaEngine engine(*comm, c, corpus);
-  LdaCallbacks callbacks;
+  LdaModel model(c, corpus);
+  TileEngine engine(*comm, model, c.chain());
+  EngineCallbacks callbacks;
   callbacks.requests = [&engine, burn_in, per] {
     const std::uint64_t t = engine.iteration();
     return t == burn_in || (t > burn_in && (t - burn_in) % per == 0) ? kRequestStop : 0;
@@ -125,7 +127,7 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
     engine.Run(callbacks);
     if (engine.iteration() <= burn_in) continue;
     std::uint64_t samples = 0;
-    const std::vector<double> mean = engine.TopicWordMean(&samples);
+    const std::vector<double> mean = model.TopicWordMean(&samples);
     EXPECT_EQ(samples, engine.iteration() - burn_in);
     for (std::size_t w = 0; w < V; ++w) {
       const double sum = mean[w] * static_cast<double>(samples);
@@ -265,13 +267,14 @@ ThreeTopicResult RunThreeTopics(const Corpus& corpus) {
   c.eval_every = 25;
   c.seed = 4;
   c.test_fraction = 0.3;
-  LdaEngine engine(*comm, c, corpus);
-  EXPECT_TRUE(engine.Run(LdaCallbacks{}));
+  LdaModel model(c, corpus);
+  TileEngine engine(*comm, model, c.chain());
+  EXPECT_TRUE(engine.Run(EngineCallbacks{}));
   ThreeTopicResult r;
   std::uint64_t samples = 0;
-  r.phi = engine.TopicWordMean(&samples);
+  r.phi = model.TopicWordMean(&samples);
   EXPECT_EQ(samples, 12u);
-  r.perplexity = engine.trace().back().perplexity;
+  r.perplexity = model.trace().back().perplexity;
   r.seconds = Seconds(start);
   return r;
 }

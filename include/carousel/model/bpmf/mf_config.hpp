@@ -6,6 +6,7 @@
 
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/sampler/step_size.hpp"
 
@@ -29,6 +30,10 @@ struct MfConfig {
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
+
+  ChainOptions chain() const {
+    return {tiles, schedule, iterations, burn_in, eval_every, checkpoint_every, seed};
+  }
 };
 
 }  // namespace carousel

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "carousel/data/tile_grid.hpp"
+#include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/step_size.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
 
@@ -29,6 +30,10 @@ struct LdaConfig {
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double test_fraction = 0.1;  // documents held out for document completion
+
+  ChainOptions chain() const {
+    return {tiles, schedule, iterations, burn_in, eval_every, checkpoint_every, seed};
+  }
 };
 
 }  // namespace carousel

@@ -1,4 +1,4 @@
-#include "carousel/io/mf_outputs.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 
 #include <cmath>
 #include <cstdio>

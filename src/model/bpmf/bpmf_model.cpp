@@ -1,25 +1,19 @@
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
 
 #include <algorithm>
-#include <boost/serialization/map.hpp>
-#include <boost/serialization/string.hpp>
-#include <boost/serialization/vector.hpp>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <sstream>
 
 #include "carousel/comm/ordered_sum.hpp"
-#include "carousel/sampler/block_codec.hpp"
-#include "carousel/engine/block_rotation.hpp"
-#include "carousel/engine/iteration_control.hpp"
-#include "carousel/util/state_archive.hpp"
-#include "carousel/util/crc64.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_health.hpp"
+#include "carousel/sampler/block_codec.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
+#include "carousel/sampler/sampler.hpp"
 #include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -40,28 +34,6 @@ struct RowBlock {
   double minibatch_count = 0.0;
 };
 
-// The saved state, written with Boost.Serialization. Blocks are stored by global id so
-// that any rank count dividing B can load them (DESIGN.md section 4).
-struct SavedState {
-  std::string fingerprint;
-  std::string extra;
-  std::uint64_t iteration = 0;
-  std::uint64_t collected = 0;
-  double seconds = 0.0;
-  std::vector<double> hyper;
-  std::vector<double> sampler_state;
-  std::map<int, std::string> row_blocks;
-  std::map<int, std::string> col_blocks;
-  std::vector<double> h_sum, h_sum_sq;
-  std::string trace;
-
-  template <class Archive>
-  void serialize(Archive& ar, unsigned /*version*/) {
-    ar& fingerprint& extra& iteration& collected& seconds& hyper& sampler_state& row_blocks&
-        col_blocks& h_sum& h_sum_sq& trace;
-  }
-};
-
 std::vector<double> HyperToVector(const BpmfHyper& h) {
   return {h.tau, h.lambda_w, h.lambda_h, h.lambda_b, h.lambda_c};
 }
@@ -79,58 +51,37 @@ double MeanPredictorRmse(const RatingMatrix& train, float mu) {
   return train.entries.empty() ? 0.0 : std::sqrt(sse / static_cast<double>(train.entries.size()));
 }
 
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
 }  // namespace
 
-class MfEngine::Impl {
- public:
-  Impl(Communicator& comm, const MfConfig& config, const MfProblem& problem)
-      : comm_(comm),
-        config_(config),
+struct BpmfModel::Impl {
+  Impl(const MfConfig& config, const MfProblem& problem)
+      : config_(config),
         problem_(problem),
-        grid_(problem.train.rows, problem.train.cols, config.tiles, config.seed),
-        layout_(config.tiles, comm.size()),
-        schedule_(config.schedule, StratumSizes(), config.seed),
         sampler_(MakeSampler(config.sampler)),
         hyper_(config.priors.initial),
-        sd_train_(MeanPredictorRmse(problem.train, problem.mu)),
-        start_(std::chrono::steady_clock::now()) {
-    BuildRowBlocks();
-    InitialiseParameters();
+        sd_train_(MeanPredictorRmse(problem.train, problem.mu)) {
     needs_information_ =
         config.sampler.metric && config.sampler.metric->needs_information_per_datum();
   }
 
-  void Restore(const std::string& payload);
-  bool Run(const MfCallbacks& callbacks);
-  MfPosterior Posterior();
-  std::string CheckpointPayload(const std::string& extra);
-
-  std::uint64_t iteration() const { return iteration_; }
-  std::uint64_t ratings_held() const {
-    std::uint64_t n = 0;
-    for (const RowBlock& rb : rows_)
-      for (const TileRatings& tile : rb.tiles) n += tile.size();
-    return n;
+  int B() const { return grid_->blocks(); }
+  bool IsMine(int row_block) const { return layout_->RankOfRowBlock(row_block) == comm_->rank(); }
+  RowBlock& Row(int id) {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
   }
-  const std::vector<TraceRow>& trace() const { return trace_; }
-  double seconds_running() const { return seconds_before_ + Seconds(start_); }
+  const RowBlock& Row(int id) const {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
 
- private:
-  int B() const { return grid_.blocks(); }
-  bool IsMine(int row_block) const { return layout_.RankOfRowBlock(row_block) == comm_.rank(); }
-
+  std::vector<std::uint64_t> Attach(const TileRun& run);
   std::vector<std::uint64_t> StratumSizes() const;
   void BuildRowBlocks();
-  void InitialiseParameters();
+  void InitialiseRowBlocks();
   BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
   std::string Fingerprint() const;
 
   struct IterationPlan;
-  IterationPlan Plan(std::uint64_t t) const;
+  void Plan(const IterationContext& ctx);
   TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
                                     const Matrix& h, Matrix& lik_w, Matrix& lik_h,
                                     CurvatureSubset* curvature = nullptr) const;
@@ -138,25 +89,32 @@ class MfEngine::Impl {
   Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
   NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
   NoiseKey ColNoise(const IterationPlan& plan, int j) const;
-  void Step(std::uint64_t t);
-  void LocalStep(const IterationPlan& plan);
-  void CoupledStep(const IterationPlan& plan);
-  std::unique_ptr<PendingExchange> StartColumnExchange(
-      int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving);
-  void FinishColumnExchange(std::unique_ptr<PendingExchange> pending);
+  bool coupled() const {
+    return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
+           sampler_->needs_gradient_after_step();
+  }
+  void UpdateTiles(const IterationContext& ctx);
+  void LocalColumnSteps();
+  void LocalRowSteps();
+  void CoupledStep();
   void ResampleHyper(std::uint64_t t);
   void UpdateInformationPerDatum();
-  void Evaluate(std::uint64_t t);
+  void Evaluate(const EvaluationContext& ctx);
   void CheckChainHealth(const TraceRow& row) const;
   Matrix GatherColumns();
   bool AllFinite() const;
+  std::string SaveGlobal() const;
+  void RestoreGlobal(const std::string& bytes);
+  std::string SaveRowBlock(int id) const;
+  void RestoreRowBlock(int id, const std::string& bytes);
+  MfPosterior Posterior();
 
-  Communicator& comm_;
   MfConfig config_;
   const MfProblem& problem_;
-  TileGrid grid_;
-  RankLayout layout_;
-  StratumSchedule schedule_;
+  Communicator* comm_ = nullptr;
+  const TileGrid* grid_ = nullptr;
+  const RankLayout* layout_ = nullptr;
+  std::function<double()> seconds_running_;
   std::unique_ptr<Sampler> sampler_;
   std::vector<CurvatureSubset> curvature_;  // CoupledStep's scratch, one per local tile
 
@@ -171,26 +129,34 @@ class MfEngine::Impl {
   double sd_train_;  // RMSE of predicting mu for every training rating
   // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
   double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
-  std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
   std::vector<TraceRow> trace_;
-  std::chrono::steady_clock::time_point start_;
-  double seconds_before_ = 0.0;  // run time before the checkpoint this run resumed from
+  std::unique_ptr<IterationPlan> plan_;  // of the iteration under way
 };
 
-std::vector<std::uint64_t> MfEngine::Impl::StratumSizes() const {
+std::vector<std::uint64_t> BpmfModel::Impl::Attach(const TileRun& run) {
+  comm_ = run.comm;
+  grid_ = run.grid;
+  layout_ = run.layout;
+  seconds_running_ = run.seconds_running;
+  BuildRowBlocks();
+  InitialiseRowBlocks();
+  return StratumSizes();
+}
+
+std::vector<std::uint64_t> BpmfModel::Impl::StratumSizes() const {
   std::vector<std::uint64_t> sizes(static_cast<std::size_t>(B()), 0);
   for (const Rating& r : problem_.train.entries) {
-    const int i = grid_.rows().BlockOf(r.row), j = grid_.cols().BlockOf(r.col);
+    const int i = grid_->rows().BlockOf(r.row), j = grid_->cols().BlockOf(r.col);
     sizes[static_cast<std::size_t>(((j - i) % B() + B()) % B())]++;
   }
   return sizes;
 }
 
-void MfEngine::Impl::BuildRowBlocks() {
-  const int first = layout_.FirstRowBlock(comm_.rank());
-  rows_.resize(static_cast<std::size_t>(layout_.blocks_per_rank()));
+void BpmfModel::Impl::BuildRowBlocks() {
+  const int first = layout_->FirstRowBlock(comm_->rank());
+  rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
   // Bucket this rank's ratings by tile, then sort each tile by (row, column) so the
   // gradient pass walks W row by row and the entry order is fixed.
   struct Entry {
@@ -200,15 +166,15 @@ void MfEngine::Impl::BuildRowBlocks() {
   std::vector<std::vector<std::vector<Entry>>> buckets(rows_.size(),
                                                        std::vector<std::vector<Entry>>(B()));
   for (const Rating& r : problem_.train.entries) {
-    const int i = grid_.rows().BlockOf(r.row);
+    const int i = grid_->rows().BlockOf(r.row);
     if (!IsMine(i)) continue;
-    buckets[static_cast<std::size_t>(i - first)][grid_.cols().BlockOf(r.col)].push_back(
-        {grid_.rows().LocalIndex(r.row), grid_.cols().LocalIndex(r.col), r.value});
+    buckets[static_cast<std::size_t>(i - first)][grid_->cols().BlockOf(r.col)].push_back(
+        {grid_->rows().LocalIndex(r.row), grid_->cols().LocalIndex(r.col), r.value});
   }
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     RowBlock& rb = rows_[k];
     rb.id = first + static_cast<int>(k);
-    const std::size_t n = grid_.rows().Members(rb.id).size();
+    const std::size_t n = grid_->rows().Members(rb.id).size();
     rb.tiles.resize(static_cast<std::size_t>(B()));
     for (int j = 0; j < B(); ++j) {
       auto& entries = buckets[k][j];
@@ -230,7 +196,7 @@ void MfEngine::Impl::BuildRowBlocks() {
   }
   for (RowBlock& rb : rows_) {
     rb.degree =
-        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_.rows().Members(rb.id).size()));
+        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_->rows().Members(rb.id).size()));
     for (const TileRatings& tile : rb.tiles)
       for (Eigen::Index r = 0; r < rb.degree.size(); ++r)
         rb.degree[r] += static_cast<float>(tile.row_start[r + 1] - tile.row_start[r]);
@@ -238,23 +204,23 @@ void MfEngine::Impl::BuildRowBlocks() {
   col_degree_.resize(static_cast<std::size_t>(B()));
   for (int j = 0; j < B(); ++j)
     col_degree_[j] =
-        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_.cols().Members(j).size()));
+        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_->cols().Members(j).size()));
   for (const Rating& r : problem_.train.entries)
-    col_degree_[grid_.cols().BlockOf(r.col)][grid_.cols().LocalIndex(r.col)] += 1.0f;
+    col_degree_[grid_->cols().BlockOf(r.col)][grid_->cols().LocalIndex(r.col)] += 1.0f;
   // Test ratings go with their user's row-block; unknown users with row-block 0.
   for (std::uint32_t k = 0; k < problem_.test.size(); ++k) {
     const TestRating& t = problem_.test[k];
-    const int i = t.row == kUnknownId ? 0 : grid_.rows().BlockOf(t.row);
+    const int i = t.row == kUnknownId ? 0 : grid_->rows().BlockOf(t.row);
     if (!IsMine(i)) continue;
     RowBlock& rb = rows_[static_cast<std::size_t>(i - first)];
     rb.test.push_back(
-        {t.row == kUnknownId ? kUnknownId : grid_.rows().LocalIndex(t.row), t.col, t.value});
+        {t.row == kUnknownId ? kUnknownId : grid_->rows().LocalIndex(t.row), t.col, t.value});
     rb.test_index.push_back(k);
   }
 }
 
-BlockState MfEngine::Impl::FreshBlock(const std::vector<std::uint32_t>& members,
-                                      Purpose purpose) const {
+BlockState BpmfModel::Impl::FreshBlock(const std::vector<std::uint32_t>& members,
+                                       Purpose purpose) const {
   const int k = config_.shape.rank;
   BlockState block;
   block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.shape.width());
@@ -268,9 +234,9 @@ BlockState MfEngine::Impl::FreshBlock(const std::vector<std::uint32_t>& members,
   return block;
 }
 
-void MfEngine::Impl::InitialiseParameters() {
+void BpmfModel::Impl::InitialiseRowBlocks() {
   for (RowBlock& rb : rows_) {
-    const auto& members = grid_.rows().Members(rb.id);
+    const auto& members = grid_->rows().Members(rb.id);
     rb.state = FreshBlock(members, Purpose::kInitRow);
     rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
     rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
@@ -278,57 +244,14 @@ void MfEngine::Impl::InitialiseParameters() {
     rb.pred_sum.assign(rb.test.size(), 0.0);
     rb.pred_sum_sq.assign(rb.test.size(), 0.0);
   }
-  const int stratum = schedule_.At(0);
-  for (int j = 0; j < B(); ++j)
-    if (layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank())
-      cols_[j] = FreshBlock(grid_.cols().Members(j), Purpose::kInitCol);
-  if (comm_.rank() == 0) {
+  if (comm_->rank() == 0) {
     h_sum_ = Eigen::MatrixXd::Zero(problem_.train.cols, config_.shape.width());
     h_sum_sq_ = h_sum_;
   }
 }
 
-std::string MfEngine::Impl::Fingerprint() const {
-  std::ostringstream s;
-  s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
-    << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
-    << " data_crc=" << std::hex
-    << (Crc64Of(problem_.train.entries) ^ Crc64Of(problem_.test)) << std::dec
-    << " tiles=" << B() << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
-    << " sampler=" << sampler_->name() << " seed=" << config_.seed;
-  return s.str();
-}
-
-bool MfEngine::Impl::Run(const MfCallbacks& callbacks) {
-  while (iteration_ < config_.iterations) {
-    const std::uint64_t t = iteration_;
-    Step(t);
-    iteration_ = t + 1;
-    if (config_.priors.sample_hyper && iteration_ % config_.hyper_every == 0) ResampleHyper(t);
-    if (iteration_ % config_.eval_every == 0 || iteration_ == config_.iterations) {
-      Evaluate(t);
-      if (comm_.rank() == 0) callbacks.on_eval(trace_.back());
-      CheckChainHealth(trace_.back());
-    }
-    if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
-
-    const IterationVerdict verdict = AgreeAfterIteration(
-        comm_, callbacks.requests(), AllFinite(), iteration_, config_.checkpoint_every, [&] {
-          return std::string("NaN or infinity in the factors. Reduce --step (now " +
-                             io::FormatReal(config_.step.At(t)) +
-                             ") or use --sampler psgld, whose preconditioner adapts the step");
-        });
-    if (verdict.checkpoint) {
-      const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
-      if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
-    }
-    if (verdict.stop) return false;
-  }
-  return true;
-}
-
 // What one iteration needs besides the blocks: stratum, step and the scaled gradient.
-struct MfEngine::Impl::IterationPlan {
+struct BpmfModel::Impl::IterationPlan {
   std::uint64_t t;
   int stratum, next;
   double step, batch, scale;
@@ -337,13 +260,14 @@ struct MfEngine::Impl::IterationPlan {
   const Eigen::VectorXf* information_h = nullptr;
 };
 
-MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
-  IterationPlan plan;
-  plan.t = t;
-  plan.stratum = schedule_.At(t);
-  plan.next = schedule_.At(t + 1);
-  plan.step = config_.step.At(t);
-  plan.batch = config_.minibatch * static_cast<double>(schedule_.Size(plan.stratum));
+void BpmfModel::Impl::Plan(const IterationContext& ctx) {
+  plan_ = std::make_unique<IterationPlan>();
+  IterationPlan& plan = *plan_;
+  plan.t = ctx.t;
+  plan.stratum = ctx.stratum;
+  plan.next = ctx.next;
+  plan.step = config_.step.At(ctx.t);
+  plan.batch = config_.minibatch * static_cast<double>(ctx.stratum_size);
   plan.scale =
       plan.batch > 0 ? static_cast<double>(problem_.train.entries.size()) / plan.batch : 0.0;
   plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
@@ -352,13 +276,13 @@ MfEngine::Impl::IterationPlan MfEngine::Impl::Plan(std::uint64_t t) const {
     plan.information_w = &information_w_;
     plan.information_h = &information_h_;
   }
-  return plan;
 }
 
 // Likelihood gradients of tile (rb, j) at the given points, into rb.lik and lik_h.
-TileGradientResult MfEngine::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
-                                                  const Matrix& w, const Matrix& h, Matrix& lik_w,
-                                                  Matrix& lik_h, CurvatureSubset* curvature) const {
+TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
+                                                   const Matrix& w, const Matrix& h, Matrix& lik_w,
+                                                   Matrix& lik_h,
+                                                   CurvatureSubset* curvature) const {
   lik_w.setZero(w.rows(), w.cols());
   lik_h.setZero(h.rows(), h.cols());
   return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
@@ -366,37 +290,35 @@ TileGradientResult MfEngine::Impl::TileLikelihood(const IterationPlan& plan, Row
                                 lik_h, curvature);
 }
 
-Subsample MfEngine::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
+Subsample BpmfModel::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
   return Subsample::For(config_.minibatch, config_.seed,
-                        static_cast<std::uint64_t>(grid_.TileId(row_block, j)), plan.t);
+                        static_cast<std::uint64_t>(grid_->TileId(row_block, j)), plan.t);
 }
 
-NoiseKey MfEngine::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_.rows().Members(rb.id)};
+NoiseKey BpmfModel::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_->rows().Members(rb.id)};
 }
 
-NoiseKey MfEngine::Impl::ColNoise(const IterationPlan& plan, int j) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseCol, plan.t, &grid_.cols().Members(j)};
+NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseCol, plan.t, &grid_->cols().Members(j)};
 }
 
-void MfEngine::Impl::Step(std::uint64_t t) {
+void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
   if (needs_information_) UpdateInformationPerDatum();
-  const IterationPlan plan = Plan(t);
-  const bool coupled = sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
-                       sampler_->needs_gradient_after_step();
-  if (coupled)
-    CoupledStep(plan);
+  Plan(ctx);
+  if (coupled())
+    CoupledStep();
   else
-    LocalStep(plan);
+    LocalColumnSteps();
 }
 
-// Samplers whose blocks update independently: each column block is updated and sent on
-// its way as soon as its tile is done, and travels while the row-blocks are updated.
-void MfEngine::Impl::LocalStep(const IterationPlan& plan) {
-  std::vector<std::pair<int, BlockState*>> leaving;
+// Samplers whose blocks update independently: the column blocks are updated first, so that
+// they travel while the row-blocks are updated (LocalRowSteps).
+void BpmfModel::Impl::LocalColumnSteps() {
+  const IterationPlan& plan = *plan_;
   Matrix lik_h;
   for (RowBlock& rb : rows_) {
-    const int j = grid_.ColBlockInStratum(rb.id, plan.stratum);
+    const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
     const TileGradientResult result =
         TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
@@ -406,22 +328,24 @@ void MfEngine::Impl::LocalStep(const IterationPlan& plan) {
                    BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j],
                                  nullptr, plan.information_h},
                    plan.step, ColNoise(plan, j));
-    if (layout_.RankOfColBlock(grid_, j, plan.next) != comm_.rank()) leaving.emplace_back(j, &col);
   }
-  auto pending = StartColumnExchange(plan.stratum, plan.next, leaving);
+}
+
+void BpmfModel::Impl::LocalRowSteps() {
+  const IterationPlan& plan = *plan_;
   for (RowBlock& rb : rows_)
     sampler_->Step(rb.state,
                    BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree, nullptr,
                                  plan.information_w},
                    plan.step, RowNoise(plan, rb));
-  FinishColumnExchange(std::move(pending));
 }
 
 // Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the sums
 // over every block of the whole parameter vector (keyed by block id: row-blocks 0..B-1,
 // column blocks B..2B-1, added in that order), the steps, the gradients at the new point
 // if the sampler wants them, and the sums after the step.
-void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
+void BpmfModel::Impl::CoupledStep() {
+  const IterationPlan& plan = *plan_;
   struct Pair {
     RowBlock* rb;
     int j;
@@ -430,7 +354,7 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
   };
   std::vector<Pair> pairs;
   for (RowBlock& rb : rows_) {
-    const int j = grid_.ColBlockInStratum(rb.id, plan.stratum);
+    const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
   }
   // With --curvature-fraction < 1 the first pass also takes the gradient on the curvature
@@ -444,7 +368,7 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
     if (subset)
       curvature[i].subset =
           SystematicSubset::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
-                                static_cast<std::uint64_t>(grid_.TileId(p.rb->id, p.j)), plan.t);
+                                static_cast<std::uint64_t>(grid_->TileId(p.rb->id, p.j)), plan.t);
     const TileGradientResult result = TileLikelihood(
         plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state), sampler_->GradientPoint(*p.col),
         p.rb->lik, p.lik_h, subset ? &curvature[i] : nullptr);
@@ -472,7 +396,7 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
       h.assign(pre_width, 0.0);
       sampler_->PreSums(*p.col, h_gradient(p), ColNoise(plan, p.j), h.data());
     }
-    pre = OrderedSum(comm_, partials, pre_width);
+    pre = OrderedSum(*comm_, partials, pre_width);
   }
   for (Pair& p : pairs) {
     sampler_->StepWithSums(p.rb->state, w_gradient(p), plan.step, RowNoise(plan, *p.rb),
@@ -529,42 +453,12 @@ void MfEngine::Impl::CoupledStep(const IterationPlan& plan) {
       partials[B() + p.j].assign(post_width, 0.0);
       sampler_->PostSums(*p.col, partials[B() + p.j].data());
     }
-    post = OrderedSum(comm_, partials, post_width);
+    post = OrderedSum(*comm_, partials, post_width);
   }
   sampler_->EndIteration(pre.data(), post.data(), plan.step);
-  std::vector<std::pair<int, BlockState*>> leaving;
-  for (Pair& p : pairs)
-    if (layout_.RankOfColBlock(grid_, p.j, plan.next) != comm_.rank())
-      leaving.emplace_back(p.j, p.col);
-  FinishColumnExchange(StartColumnExchange(plan.stratum, plan.next, leaving));
 }
 
-std::unique_ptr<PendingExchange> MfEngine::Impl::StartColumnExchange(
-    int stratum, int next, const std::vector<std::pair<int, BlockState*>>& leaving) {
-  const RotationPlan rotation = PlanRotation(grid_, layout_, comm_.rank(), stratum, next);
-  std::vector<Message> sends;
-  for (const BlockMove& move : rotation.sends) {
-    const auto it = std::find_if(leaving.begin(), leaving.end(),
-                                 [&](const auto& l) { return l.first == move.block; });
-    if (it == leaving.end()) throw Error(ExitCode::kInternal, "column block not ready to leave");
-    sends.push_back(Message{move.peer, move.block, EncodeBlock(*it->second)});
-  }
-  for (const auto& [j, block] : leaving) cols_.erase(j);
-  std::vector<Message> expected;
-  for (const BlockMove& move : rotation.receives) {
-    const auto rows = static_cast<Eigen::Index>(grid_.cols().Members(move.block).size());
-    expected.push_back(Message{
-        move.peer, move.block,
-        std::string(EncodedBlockSize(rows, config_.shape.width(), sampler_->aux_count()), '\0')});
-  }
-  return comm_.StartExchange(std::move(sends), std::move(expected));
-}
-
-void MfEngine::Impl::FinishColumnExchange(std::unique_ptr<PendingExchange> pending) {
-  for (Message& m : comm_.FinishExchange(std::move(pending))) cols_[m.tag] = DecodeBlock(m.bytes);
-}
-
-void MfEngine::Impl::ResampleHyper(std::uint64_t t) {
+void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   // Partial sums keyed by row-block id (0..B-1) and column-block id (B..2B-1).
   enum { kSse, kCount, kSq, kBiasSq, kRows, kWidth };
   const int k = config_.shape.rank;
@@ -581,8 +475,8 @@ void MfEngine::Impl::ResampleHyper(std::uint64_t t) {
   for (const RowBlock& rb : rows_)
     row_part[rb.id] = block_sums(rb.state.theta, rb.minibatch_sse, rb.minibatch_count);
   for (const auto& [j, block] : cols_) col_part[j] = block_sums(block.theta, 0.0, 0.0);
-  const std::vector<double> w = OrderedSum(comm_, row_part, kWidth);
-  const std::vector<double> h = OrderedSum(comm_, col_part, kWidth);
+  const std::vector<double> w = OrderedSum(*comm_, row_part, kWidth);
+  const std::vector<double> h = OrderedSum(*comm_, col_part, kWidth);
 
   HyperStats stats;
   // The minibatch SSE, scaled to the whole training set (the same N / |minibatch| scaling
@@ -605,7 +499,7 @@ void MfEngine::Impl::ResampleHyper(std::uint64_t t) {
 // m_c = sum_r n_r theta_rc^2 / sum_r n_r over each side's rows (bpmf_metric.hpp), in one
 // ordered reduction of 2 (width + 1) numbers: row blocks fill the first half, column
 // blocks the second.
-void MfEngine::Impl::UpdateInformationPerDatum() {
+void BpmfModel::Impl::UpdateInformationPerDatum() {
   const int width = config_.shape.width(), k = config_.shape.rank;
   const auto half = static_cast<std::size_t>(width + 1);
   auto weighted_squares = [&](const Matrix& theta, const Eigen::VectorXf& count,
@@ -623,7 +517,7 @@ void MfEngine::Impl::UpdateInformationPerDatum() {
   for (const RowBlock& rb : rows_) partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
   for (const auto& [j, block] : cols_)
     partials[B() + j] = weighted_squares(block.theta, col_degree_[j], half);
-  const std::vector<double> total = OrderedSum(comm_, partials, 2 * half);
+  const std::vector<double> total = OrderedSum(*comm_, partials, 2 * half);
   // The partner of a row is a column and vice versa; a bias's information per rating is tau.
   auto information = [&](std::size_t partner) {
     Eigen::VectorXf info = Eigen::VectorXf::Constant(width, static_cast<float>(hyper_.tau));
@@ -636,7 +530,7 @@ void MfEngine::Impl::UpdateInformationPerDatum() {
   information_h_ = information(0);
 }
 
-Matrix MfEngine::Impl::GatherColumns() {
+Matrix BpmfModel::Impl::GatherColumns() {
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
   for (const auto& [j, block] : cols_) {
@@ -644,11 +538,11 @@ Matrix MfEngine::Impl::GatherColumns() {
     out.PutArray(block.theta.data(), static_cast<std::size_t>(block.theta.size()));
   }
   Matrix h(problem_.train.cols, config_.shape.width());
-  for (const std::string& part : comm_.AllGather(out.Take())) {
+  for (const std::string& part : comm_->AllGather(out.Take())) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int j = static_cast<int>(in.Get<std::int64_t>());
-      const auto& members = grid_.cols().Members(j);
+      const auto& members = grid_->cols().Members(j);
       Matrix theta(static_cast<Eigen::Index>(members.size()), config_.shape.width());
       in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
       for (std::size_t r = 0; r < members.size(); ++r)
@@ -658,9 +552,9 @@ Matrix MfEngine::Impl::GatherColumns() {
   return h;
 }
 
-void MfEngine::Impl::Evaluate(std::uint64_t t) {
-  const bool collect = iteration_ > config_.burn_in;
-  if (collect) ++collected_;
+void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
+  const bool collect = ctx.collect;
+  collected_ = ctx.collected;
   const Matrix h = GatherColumns();
   enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kClipped, kWidth };
   KeyedPartials partials;
@@ -691,15 +585,15 @@ void MfEngine::Impl::Evaluate(std::uint64_t t) {
       rb.sum_sq += theta.cwiseProduct(theta);
     }
   }
-  if (collect && comm_.rank() == 0) {
+  if (collect && comm_->rank() == 0) {
     const Eigen::MatrixXd hd = h.cast<double>();
     h_sum_ += hd;
     h_sum_sq_ += hd.cwiseProduct(hd);
   }
-  const std::vector<double> total = OrderedSum(comm_, partials, kWidth);
+  const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
   TraceRow row;
-  row.iteration = t + 1;
-  row.seconds = seconds_running();
+  row.iteration = ctx.iteration;
+  row.seconds = seconds_running_();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   row.rmse_sample = total[kTest] > 0 ? std::sqrt(total[kSseSample] / total[kTest]) : nan;
   row.rmse_mean = collect && total[kTest] > 0 ? std::sqrt(total[kSseMean] / total[kTest]) : nan;
@@ -712,7 +606,7 @@ void MfEngine::Impl::Evaluate(std::uint64_t t) {
 
 // Every rank sees the same trace row and shares, so every rank reaches the same verdict
 // and the error is collective (rank 0 prints it).
-void MfEngine::Impl::CheckChainHealth(const TraceRow& row) const {
+void BpmfModel::Impl::CheckChainHealth(const TraceRow& row) const {
   BpmfChainSnapshot snapshot;
   snapshot.rmse_train = row.rmse_train;
   snapshot.sd_train = sd_train_;
@@ -729,10 +623,10 @@ void MfEngine::Impl::CheckChainHealth(const TraceRow& row) const {
                                        ". Reduce --step (now " +
                                        io::FormatReal(config_.step.At(row.iteration - 1)) +
                                        "), e.g. halve it, or leave it at the sampler's default")
-      .SetCollective(comm_.rank() != 0);
+      .SetCollective(comm_->rank() != 0);
 }
 
-bool MfEngine::Impl::AllFinite() const {
+bool BpmfModel::Impl::AllFinite() const {
   for (const RowBlock& rb : rows_)
     if (!rb.state.theta.allFinite()) return false;
   for (const auto& [j, block] : cols_)
@@ -740,113 +634,7 @@ bool MfEngine::Impl::AllFinite() const {
   return true;
 }
 
-namespace {
-
-std::string EncodeTrace(const std::vector<TraceRow>& trace) {
-  ByteWriter out;
-  out.PutVector(trace);
-  return out.Take();
-}
-
-}  // namespace
-
-std::string MfEngine::Impl::CheckpointPayload(const std::string& extra) {
-  // Each rank packs its blocks; rank 0 collects them under their global ids.
-  ByteWriter out;
-  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
-  for (const RowBlock& rb : rows_) {
-    ByteWriter row;
-    row.PutBytes(EncodeBlock(rb.state));
-    row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
-    row.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
-    row.PutVector(rb.pred_sum);
-    row.PutVector(rb.pred_sum_sq);
-    row.Put(rb.minibatch_sse);
-    row.Put(rb.minibatch_count);
-    out.Put<std::int64_t>(rb.id);
-    out.PutBytes(row.Take());
-  }
-  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
-  for (const auto& [j, block] : cols_) {
-    out.Put<std::int64_t>(j);
-    out.PutBytes(EncodeBlock(block));
-  }
-  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
-  if (comm_.rank() != 0) return std::string();
-
-  SavedState saved;
-  saved.fingerprint = Fingerprint();
-  saved.extra = extra;
-  saved.iteration = iteration_;
-  saved.collected = collected_;
-  saved.seconds = seconds_running();
-  saved.hyper = HyperToVector(hyper_);
-  saved.sampler_state = sampler_->global_state();
-  for (const std::string& part : parts) {
-    ByteReader in(part);
-    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
-      const int id = static_cast<int>(in.Get<std::int64_t>());
-      saved.row_blocks[id] = in.GetBytes();
-    }
-    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
-      const int id = static_cast<int>(in.Get<std::int64_t>());
-      saved.col_blocks[id] = in.GetBytes();
-    }
-  }
-  saved.h_sum.assign(h_sum_.data(), h_sum_.data() + h_sum_.size());
-  saved.h_sum_sq.assign(h_sum_sq_.data(), h_sum_sq_.data() + h_sum_sq_.size());
-  saved.trace = EncodeTrace(trace_);
-  return ArchiveState(saved);
-}
-
-namespace {
-
-SavedState LoadSavedState(const std::string& payload) {
-  return UnarchiveState<SavedState>(payload);
-}
-
-}  // namespace
-
-void MfEngine::Impl::Restore(const std::string& payload) {
-  const SavedState saved = LoadSavedState(payload);
-  if (saved.fingerprint != Fingerprint())
-    throw Error(ExitCode::kCheckpoint,
-                "checkpoint does not match this run's data and options (checkpoint: " +
-                    saved.fingerprint + "; this run: " + Fingerprint() + ")");
-  iteration_ = saved.iteration;
-  collected_ = saved.collected;
-  seconds_before_ = saved.seconds;
-  start_ = std::chrono::steady_clock::now();
-  hyper_ = HyperFromVector(saved.hyper);
-  sampler_->set_global_state(saved.sampler_state);
-  for (RowBlock& rb : rows_) {
-    const std::string& bytes = saved.row_blocks.at(rb.id);
-    ByteReader in(bytes);
-    rb.state = DecodeBlock(in.GetBytes());
-    in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
-    in.GetArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
-    rb.pred_sum = in.GetVector<double>();
-    rb.pred_sum_sq = in.GetVector<double>();
-    rb.minibatch_sse = in.Get<double>();
-    rb.minibatch_count = in.Get<double>();
-    if (rb.pred_sum.size() != rb.test.size())
-      throw Error(ExitCode::kCheckpoint, "checkpoint: test predictions do not match");
-  }
-  cols_.clear();
-  const int stratum = schedule_.At(iteration_);
-  for (const auto& [j, bytes] : saved.col_blocks)
-    if (layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank()) cols_[j] = DecodeBlock(bytes);
-  if (comm_.rank() == 0) {
-    if (saved.h_sum.size() != static_cast<std::size_t>(h_sum_.size()))
-      throw Error(ExitCode::kCheckpoint, "checkpoint: posterior moments of H do not match");
-    std::copy(saved.h_sum.begin(), saved.h_sum.end(), h_sum_.data());
-    std::copy(saved.h_sum_sq.begin(), saved.h_sum_sq.end(), h_sum_sq_.data());
-  }
-  ByteReader trace(saved.trace);
-  trace_ = trace.GetVector<TraceRow>();
-}
-
-MfPosterior MfEngine::Impl::Posterior() {
+MfPosterior BpmfModel::Impl::Posterior() {
   const int width = config_.shape.width();
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
@@ -860,9 +648,9 @@ MfPosterior MfEngine::Impl::Posterior() {
     out.PutVector(rb.pred_sum_sq);
   }
   const Matrix h = GatherColumns();
-  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
+  const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
   MfPosterior post;
-  if (comm_.rank() != 0) return post;
+  if (comm_->rank() != 0) return post;
 
   const double n = static_cast<double>(collected_);
   auto mean_var = [n](const Eigen::MatrixXd& sum, const Eigen::MatrixXd& sum_sq,
@@ -881,7 +669,7 @@ MfPosterior MfEngine::Impl::Posterior() {
     ByteReader in(part);
     for (auto count = in.Get<std::int64_t>(); count > 0; --count) {
       const int id = static_cast<int>(in.Get<std::int64_t>());
-      const auto& members = grid_.rows().Members(id);
+      const auto& members = grid_->rows().Members(id);
       const auto m = static_cast<Eigen::Index>(members.size());
       Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> sum(m, width), sum_sq(m, width);
       Matrix theta(m, width);
@@ -910,35 +698,156 @@ MfPosterior MfEngine::Impl::Posterior() {
   return post;
 }
 
-MfEngine::MfEngine(Communicator& comm, const MfConfig& config, const MfProblem& problem)
-    : impl_(std::make_unique<Impl>(comm, config, problem)) {}
-MfEngine::~MfEngine() = default;
-void MfEngine::Restore(const std::string& payload) {
-  impl_->Restore(payload);
+std::string BpmfModel::Impl::SaveRowBlock(int id) const {
+  const RowBlock& rb = Row(id);
+  ByteWriter row;
+  row.PutBytes(EncodeBlock(rb.state));
+  row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  row.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+  row.PutVector(rb.pred_sum);
+  row.PutVector(rb.pred_sum_sq);
+  row.Put(rb.minibatch_sse);
+  row.Put(rb.minibatch_count);
+  return row.Take();
 }
-bool MfEngine::Run(const MfCallbacks& callbacks) {
-  return impl_->Run(callbacks);
+
+void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
+  RowBlock& rb = Row(id);
+  ByteReader in(bytes);
+  rb.state = DecodeBlock(in.GetBytes());
+  in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  in.GetArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+  rb.pred_sum = in.GetVector<double>();
+  rb.pred_sum_sq = in.GetVector<double>();
+  rb.minibatch_sse = in.Get<double>();
+  rb.minibatch_count = in.Get<double>();
+  if (rb.pred_sum.size() != rb.test.size())
+    throw Error(ExitCode::kCheckpoint, "checkpoint: test predictions do not match");
 }
-std::uint64_t MfEngine::ratings_held() const {
-  return impl_->ratings_held();
+
+// Hyperparameters, the sampler's global state, the samples collected, rank 0's moments of H
+// and the trace.
+std::string BpmfModel::Impl::SaveGlobal() const {
+  ByteWriter out;
+  out.PutVector(HyperToVector(hyper_));
+  out.PutVector(sampler_->global_state());
+  out.Put(collected_);
+  out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
+  out.PutArray(h_sum_sq_.data(), static_cast<std::size_t>(h_sum_sq_.size()));
+  out.PutVector(trace_);
+  return out.Take();
 }
-std::uint64_t MfEngine::iteration() const {
-  return impl_->iteration();
+
+void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
+  ByteReader in(bytes);
+  hyper_ = HyperFromVector(in.GetVector<double>());
+  sampler_->set_global_state(in.GetVector<double>());
+  collected_ = in.Get<std::uint64_t>();
+  // Every rank reads rank 0's moments of H; only rank 0 keeps them.
+  Eigen::MatrixXd sum(problem_.train.cols, config_.shape.width()), sum_sq(sum.rows(), sum.cols());
+  in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
+  in.GetArray(sum_sq.data(), static_cast<std::size_t>(sum_sq.size()));
+  if (comm_->rank() == 0) {
+    h_sum_ = std::move(sum);
+    h_sum_sq_ = std::move(sum_sq);
+  }
+  trace_ = in.GetVector<TraceRow>();
+  cols_.clear();  // the blocks held at the restored stratum come next (RestoreColBlock)
 }
-const std::vector<TraceRow>& MfEngine::trace() const {
-  return impl_->trace();
+
+std::string BpmfModel::Impl::Fingerprint() const {
+  std::ostringstream s;
+  s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
+    << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
+    << " data_crc=" << std::hex << (Crc64Of(problem_.train.entries) ^ Crc64Of(problem_.test))
+    << std::dec << " tiles=" << B() << " rank=" << config_.shape.rank
+    << " bias=" << config_.shape.bias << " sampler=" << sampler_->name()
+    << " seed=" << config_.seed;
+  return s.str();
 }
-MfPosterior MfEngine::Posterior() {
+
+// ---- BpmfModel: the TileModel interface over Impl.
+
+BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem)
+    : problem_(problem), impl_(std::make_unique<Impl>(config, problem)) {}
+BpmfModel::~BpmfModel() = default;
+
+std::vector<std::uint64_t> BpmfModel::Attach(const TileRun& run) {
+  return impl_->Attach(run);
+}
+void BpmfModel::InitColBlock(int j) {
+  impl_->cols_[j] = impl_->FreshBlock(impl_->grid_->cols().Members(j), Purpose::kInitCol);
+}
+void BpmfModel::UpdateTiles(const IterationContext& ctx) {
+  impl_->UpdateTiles(ctx);
+}
+void BpmfModel::UpdateRows(const IterationContext&) {
+  if (!impl_->coupled()) impl_->LocalRowSteps();
+}
+void BpmfModel::EndIteration(const IterationContext& ctx) {
+  const MfConfig& c = impl_->config_;
+  if (c.priors.sample_hyper && (ctx.t + 1) % c.hyper_every == 0) impl_->ResampleHyper(ctx.t);
+}
+std::string BpmfModel::TakeColBlock(int j) {
+  const auto it = impl_->cols_.find(j);
+  if (it == impl_->cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
+  std::string bytes = EncodeBlock(it->second);
+  impl_->cols_.erase(it);
+  return bytes;
+}
+void BpmfModel::PutColBlock(int j, const std::string& bytes) {
+  impl_->cols_[j] = DecodeBlock(bytes);
+}
+std::size_t BpmfModel::ColBlockBytes(int j) const {
+  const auto rows = static_cast<Eigen::Index>(impl_->grid_->cols().Members(j).size());
+  return EncodedBlockSize(rows, impl_->config_.shape.width(), impl_->sampler_->aux_count());
+}
+void BpmfModel::Evaluate(const EvaluationContext& ctx) {
+  impl_->Evaluate(ctx);
+}
+void BpmfModel::CheckHealth() const {
+  impl_->CheckChainHealth(impl_->trace_.back());
+}
+bool BpmfModel::AllFinite() const {
+  return impl_->AllFinite();
+}
+std::string BpmfModel::DivergenceHint(std::uint64_t t) const {
+  return "NaN or infinity in the factors. Reduce --step (now " +
+         io::FormatReal(impl_->config_.step.At(t)) +
+         ") or use --sampler psgld, whose preconditioner adapts the step";
+}
+std::string BpmfModel::Fingerprint() const {
+  return impl_->Fingerprint();
+}
+std::string BpmfModel::SaveRowBlock(int id) const {
+  return impl_->SaveRowBlock(id);
+}
+void BpmfModel::RestoreRowBlock(int id, const std::string& bytes) {
+  impl_->RestoreRowBlock(id, bytes);
+}
+std::string BpmfModel::SaveColBlock(int j) const {
+  return EncodeBlock(impl_->cols_.at(j));
+}
+void BpmfModel::RestoreColBlock(int j, const std::string& bytes) {
+  impl_->cols_[j] = DecodeBlock(bytes);
+}
+std::string BpmfModel::SaveGlobal() const {
+  return impl_->SaveGlobal();
+}
+void BpmfModel::RestoreGlobal(const std::string& bytes) {
+  impl_->RestoreGlobal(bytes);
+}
+std::uint64_t BpmfModel::ratings_held() const {
+  std::uint64_t n = 0;
+  for (const RowBlock& rb : impl_->rows_)
+    for (const TileRatings& tile : rb.tiles) n += tile.size();
+  return n;
+}
+const std::vector<TraceRow>& BpmfModel::trace() const {
+  return impl_->trace_;
+}
+MfPosterior BpmfModel::Posterior() {
   return impl_->Posterior();
-}
-std::string MfEngine::CheckpointPayload(const std::string& extra) {
-  return impl_->CheckpointPayload(extra);
-}
-std::string MfEngine::CheckpointExtra(const std::string& payload) {
-  return LoadSavedState(payload).extra;
-}
-double MfEngine::seconds_running() const {
-  return impl_->seconds_running();
 }
 
 }  // namespace carousel

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "carousel/engine/mf_engine.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/text_output.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "carousel/engine/lda_engine.hpp"
+#include "carousel/model/lda/lda_model.hpp"
 #include "carousel/io/text_output.hpp"
 
 namespace carousel::io {

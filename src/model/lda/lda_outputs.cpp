@@ -1,4 +1,4 @@
-#include "carousel/io/lda_outputs.hpp"
+#include "carousel/model/lda/lda_outputs.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,9 +1,6 @@
-#include "carousel/engine/lda_engine.hpp"
+#include "carousel/model/lda/lda_model.hpp"
 
 #include <algorithm>
-#include <boost/serialization/map.hpp>
-#include <boost/serialization/string.hpp>
-#include <boost/serialization/vector.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -12,14 +9,12 @@
 #include <sstream>
 
 #include "carousel/comm/ordered_sum.hpp"
-#include "carousel/engine/block_rotation.hpp"
-#include "carousel/engine/iteration_control.hpp"
-#include "carousel/util/state_archive.hpp"
-#include "carousel/util/crc64.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/column_ring.hpp"
 #include "carousel/model/lda/lda_gibbs.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -65,27 +60,6 @@ void DecodeDoubles(const std::string& bytes, const std::vector<std::vector<doubl
   }
 }
 
-// The saved state, written with Boost.Serialization. Blocks are stored by global id so
-// that any rank count dividing B can load them (DESIGN.md section 4).
-struct SavedState {
-  std::string fingerprint;
-  std::string extra;
-  std::uint64_t iteration = 0;
-  std::uint64_t collected = 0;
-  double seconds = 0.0;
-  double eval_seconds = 0.0;
-  std::vector<double> total;
-  std::map<int, std::string> row_blocks;
-  std::map<int, std::string> col_blocks;
-  std::string trace;
-
-  template <class Archive>
-  void serialize(Archive& ar, unsigned /*version*/) {
-    ar& fingerprint& extra& iteration& collected& seconds& eval_seconds& total& row_blocks&
-        col_blocks& trace;
-  }
-};
-
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -126,114 +100,97 @@ CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles
   return survey;
 }
 
+// Reads a vector that must have exactly the size of `into`.
+template <typename T>
+void ReadExact(ByteReader& in, std::vector<T>& into, const char* what) {
+  std::vector<T> v = in.template GetVector<T>();
+  if (v.size() != into.size())
+    throw Error(ExitCode::kCheckpoint, std::string("checkpoint: ") + what + " do not match");
+  into = std::move(v);
+}
+
 }  // namespace
 
-class LdaEngine::Impl {
- public:
-  Impl(Communicator& comm, const LdaConfig& config, const Corpus& corpus);
+struct LdaModel::Impl {
+  Impl(const LdaConfig& config, const Corpus& corpus)
+      : config_(config),
+        corpus_(corpus),
+        roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
+        gibbs_(config.topics) {}
 
-  void Restore(const std::string& payload);
-  bool Run(const LdaCallbacks& callbacks);
-  void StreamTopicWordMean(const TopicRowsSink& sink);
-  std::uint64_t samples() const { return collected_; }
-  std::string CheckpointPayload(const std::string& extra);
-
-  std::uint64_t iteration() const { return iteration_; }
-  std::size_t vocabulary() const { return corpus_.vocabulary; }
-  const LdaCounts& counts() const { return survey_.counts; }
-  std::uint64_t tokens_held() const {
-    std::uint64_t n = 0;
-    for (const RowBlock& rb : rows_) n += rb.tokens.train.tokens.tokens();
-    return n;
-  }
-  const std::vector<LdaTraceRow>& trace() const { return trace_; }
-  std::vector<std::uint32_t> HeldOutDocuments() const {
-    std::vector<std::uint32_t> ids;
-    for (std::uint32_t d = 0; d < roles_.size(); ++d)
-      if (roles_[d] == DocumentRole::kHeldOut) ids.push_back(d);
-    return ids;
-  }
-  double seconds_running() const { return seconds_before_ + Seconds(start_); }
-  double seconds_sampling() const { return seconds_running() - eval_seconds_; }
-  LdaGibbsStats gibbs_stats() const { return {tokens_swept_, gibbs_seconds_}; }
-
- private:
-  int B() const { return grid_.blocks(); }
+  int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
-  std::size_t Words(int j) const { return grid_.cols().Members(j).size(); }
-  bool IsMine(int row_block) const { return layout_.RankOfRowBlock(row_block) == comm_.rank(); }
+  std::size_t Words(int j) const { return grid_->cols().Members(j).size(); }
+  RowBlock& Row(int id) {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+  const RowBlock& Row(int id) const {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+  double seconds_sampling() const { return seconds_running_() - eval_seconds_; }
 
+  std::vector<std::uint64_t> Attach(const TileRun& run);
   ColBlock FreshBlock(int j) const;
+  // A block of j's shape whose values are about to be overwritten.
+  ColBlock FreshShape(int j) const {
+    ColBlock block;
+    block.theta.resize(Words(j) * K());
+    if (HasMomentum(config_.sampler)) block.momentum.resize(block.theta.size());
+    return block;
+  }
   std::vector<std::size_t> SelectMinibatch(const RowBlock& rb, std::uint64_t t) const;
-  bool Step(std::uint64_t t);
-  void ExchangeColumns(int stratum, int next);
-  void Evaluate();
+  void UpdateTiles(std::uint64_t t, int stratum);
+  void Evaluate(const EvaluationContext& ctx);
   std::vector<double> InverseTotal() const;
   std::vector<double> TopicRows(std::size_t first, std::size_t count);
+  void StreamTopicWordMean(const TopicRowsSink& sink);
   std::string Fingerprint() const;
 
-  Communicator& comm_;
   LdaConfig config_;
   const Corpus& corpus_;
   std::vector<DocumentRole> roles_;
-  TileGrid grid_;
-  RankLayout layout_;
+  Communicator* comm_ = nullptr;
+  const TileGrid* grid_ = nullptr;
+  const RankLayout* layout_ = nullptr;
+  std::function<double()> seconds_running_;
   CorpusSurvey survey_;
-  StratumSchedule schedule_;
 
   std::vector<RowBlock> rows_;
   std::map<int, ColBlock> cols_;  // column blocks this rank holds now
   std::vector<double> total_;     // theta_k. over the whole vocabulary
+  KeyedPartials block_totals_;    // theta_k. of each updated block, for EndIteration
+  bool finite_ = true;            // the last update left every parameter finite
   DocumentGibbs gibbs_;
   TopicWordView view_;
-  std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
   std::vector<LdaTraceRow> trace_;
-  std::chrono::steady_clock::time_point start_;
-  double seconds_before_ = 0.0;
   double eval_seconds_ = 0.0;
   std::uint64_t tokens_swept_ = 0;  // by this run's training Gibbs sweeps, on this rank
   double gibbs_seconds_ = 0.0;      // spent in them
 };
 
-LdaEngine::Impl::Impl(Communicator& comm, const LdaConfig& config, const Corpus& corpus)
-    : comm_(comm),
-      config_(config),
-      corpus_(corpus),
-      roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
-      grid_(corpus.documents, corpus.vocabulary, config.tiles, config.seed),
-      layout_(config.tiles, comm.size()),
-      survey_(Survey(corpus, roles_, grid_)),
-      schedule_(config.schedule, survey_.stratum_sizes, config.seed),
-      gibbs_(config.topics),
-      start_(std::chrono::steady_clock::now()) {
-  const int first = layout_.FirstRowBlock(comm_.rank());
-  for (int i = first; i < first + layout_.blocks_per_rank(); ++i) {
+std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
+  comm_ = run.comm;
+  grid_ = run.grid;
+  layout_ = run.layout;
+  seconds_running_ = run.seconds_running;
+  survey_ = Survey(corpus_, roles_, *grid_);
+  for (int i : run.row_blocks) {
     RowBlock rb;
     rb.id = i;
-    rb.tokens = BuildRowBlockTokens(corpus_, roles_, grid_, i, config_.topics, config_.seed);
+    rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
     rows_.push_back(std::move(rb));
   }
-  const int stratum = schedule_.At(0);
-  KeyedPartials partials;  // theta_k. of each block, added in block order
-  for (int j = 0; j < B(); ++j) {
-    if (layout_.RankOfColBlock(grid_, j, stratum) != comm_.rank()) continue;
-    cols_[j] = FreshBlock(j);
-    auto& sum = partials[j];
-    sum.assign(K(), 0.0);
-    for (std::size_t w = 0; w < Words(j); ++w)
-      for (std::size_t k = 0; k < K(); ++k) sum[k] += cols_[j].theta[w * K() + k];
-  }
-  total_ = OrderedSum(comm_, partials, K());
+  return survey_.stratum_sizes;
 }
 
 // theta_kw ~ Gamma(1, 1): every topic starts as a random, dense distribution whose total
 // (about the vocabulary size) is of the order of a topic's token count.
-ColBlock LdaEngine::Impl::FreshBlock(int j) const {
+ColBlock LdaModel::Impl::FreshBlock(int j) const {
   ColBlock block;
-  const auto& words = grid_.cols().Members(j);
+  const auto& words = grid_->cols().Members(j);
   block.theta.resize(words.size() * K());
   for (std::size_t w = 0; w < words.size(); ++w) {
     KeyedStream rng(config_.seed, Purpose::kInitCol, words[w], 0);
@@ -243,7 +200,7 @@ ColBlock LdaEngine::Impl::FreshBlock(int j) const {
   return block;
 }
 
-std::vector<double> LdaEngine::Impl::InverseTotal() const {
+std::vector<double> LdaModel::Impl::InverseTotal() const {
   std::vector<double> inverse(K());
   for (std::size_t k = 0; k < K(); ++k) inverse[k] = 1.0 / total_[k];
   return inverse;
@@ -252,8 +209,8 @@ std::vector<double> LdaEngine::Impl::InverseTotal() const {
 // Each training document of the row-block enters the minibatch independently with
 // probability q = minibatch / D_train; the gaps between chosen documents are geometric,
 // drawn from a stream keyed by (row-block, iteration), so the cost is O(chosen).
-std::vector<std::size_t> LdaEngine::Impl::SelectMinibatch(const RowBlock& rb,
-                                                          std::uint64_t t) const {
+std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const RowBlock& rb,
+                                                         std::uint64_t t) const {
   const std::size_t n = rb.tokens.train.tokens.documents();
   const double q =
       std::min(1.0, config_.minibatch / static_cast<double>(survey_.counts.train_documents));
@@ -273,9 +230,8 @@ std::vector<std::size_t> LdaEngine::Impl::SelectMinibatch(const RowBlock& rb,
 }
 
 // One iteration (see the header). Returns false if a parameter became non-finite.
-bool LdaEngine::Impl::Step(std::uint64_t t) {
-  const int stratum = schedule_.At(t);
-  const int next = schedule_.At(t + 1);
+// Gibbs sweeps in each local tile, then the update of its column block (see the header).
+void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   const std::vector<double> inverse_total = InverseTotal();
   const int kept_sweeps = config_.sweeps - config_.sweeps / 2;
   const double q =
@@ -284,7 +240,7 @@ bool LdaEngine::Impl::Step(std::uint64_t t) {
   // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block.
   std::map<int, std::vector<std::uint32_t>> nbar;  // by column block: kept-sweep counts
   for (RowBlock& rb : rows_) {
-    const int j = grid_.ColBlockInStratum(rb.id, stratum);
+    const int j = grid_->ColBlockInStratum(rb.id, stratum);
     view_.Assign(cols_.at(j).theta.data(), Words(j), config_.topics, inverse_total.data(),
                  config_.alpha);
     std::vector<std::uint32_t>& counts = nbar[j];
@@ -323,48 +279,22 @@ bool LdaEngine::Impl::Step(std::uint64_t t) {
       for (std::size_t w = 0; w < Words(j); ++w)
         for (std::size_t k = 0; k < K(); ++k) sum[k] += step.scale * counts[w * K() + k];
     }
-    count_total = OrderedSum(comm_, partials, K());
+    count_total = OrderedSum(*comm_, partials, K());
     step.theta_total = total_.data();
     step.count_hat_total = count_total.data();
   }
 
   bool finite = true;
-  KeyedPartials block_totals;
+  block_totals_.clear();
   for (auto& [j, counts] : nbar) {
     ColBlock& block = cols_.at(j);
-    auto& sum = block_totals[j];
+    auto& sum = block_totals_[j];
     sum.assign(K(), 0.0);
-    finite = UpdateTopicWordBlock(step, grid_.cols().Members(j), counts.data(), block.theta.data(),
+    finite = UpdateTopicWordBlock(step, grid_->cols().Members(j), counts.data(), block.theta.data(),
                                   block.momentum.data(), sum.data()) &&
              finite;
   }
-  ExchangeColumns(stratum, next);
-  total_ = OrderedSum(comm_, block_totals, K());
-  return finite;
-}
-
-// Moves the column blocks from their places at `stratum` to their places at `next`.
-void LdaEngine::Impl::ExchangeColumns(int stratum, int next) {
-  const RotationPlan plan = PlanRotation(grid_, layout_, comm_.rank(), stratum, next);
-  std::vector<Message> sends, expected;
-  for (const BlockMove& move : plan.sends) {
-    ColBlock& block = cols_.at(move.block);
-    sends.push_back(Message{move.peer, move.block, EncodeDoubles({&block.theta, &block.momentum})});
-    cols_.erase(move.block);
-  }
-  const std::size_t per_entry = HasMomentum(config_.sampler) ? 2 : 1;
-  for (const BlockMove& move : plan.receives)
-    expected.push_back(
-        Message{move.peer, move.block,
-                std::string(Words(move.block) * K() * per_entry * sizeof(double), '\0')});
-  for (Message& m :
-       comm_.FinishExchange(comm_.StartExchange(std::move(sends), std::move(expected)))) {
-    ColBlock block;
-    block.theta.resize(Words(m.tag) * K());
-    if (HasMomentum(config_.sampler)) block.momentum.resize(block.theta.size());
-    DecodeDoubles(m.bytes, {&block.theta, &block.momentum});
-    cols_[m.tag] = std::move(block);
-  }
+  finite_ = finite;
 }
 
 // Document completion (Wallach et al. 2009): `eval_sweeps` Gibbs passes over the held-out
@@ -372,11 +302,12 @@ void LdaEngine::Impl::ExchangeColumns(int stratum, int next) {
 // warm start), theta_hat_d averaged over the second half of the passes, then
 // p(w) = sum_k theta_hat_dk phi_kw for every test token. A pass visits every column block
 // once: copies of theta make B - 1 ring steps from the blocks' current places.
-void LdaEngine::Impl::Evaluate() {
+void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
   const auto eval_start = std::chrono::steady_clock::now();
   const std::vector<double> inverse_total = InverseTotal();
-  const bool collect = iteration_ > config_.burn_in;
-  if (collect) collected_++;
+  const bool collect = ctx.collect;
+  collected_ = ctx.collected;
+  const std::uint64_t iteration = ctx.iteration;
 
   const int passes = config_.eval_sweeps;
   const int first_kept = passes / 2;
@@ -387,7 +318,7 @@ void LdaEngine::Impl::Evaluate() {
     const TileTokens& docs = rb.tokens.observed.tokens;
     rngs.emplace_back();
     for (std::size_t d = 0; d < docs.documents(); ++d)
-      rngs.back().emplace_back(config_.seed, Purpose::kHeldOut, docs.doc_id[d], iteration_);
+      rngs.back().emplace_back(config_.seed, Purpose::kHeldOut, docs.doc_id[d], iteration);
     theta_hat.emplace_back(docs.documents() * K(), 0.0);
   }
   std::map<int, std::vector<double>> log_p;  // per row-block: {sample, averaged}
@@ -395,7 +326,7 @@ void LdaEngine::Impl::Evaluate() {
 
   // visiting[j]: this rank's copy of column block j's theta at the current ring step
   // (only the blocks its row-blocks need then, so no rank holds more than at training).
-  const int home = schedule_.At(iteration_);
+  const int home = ctx.home_stratum;
   std::map<int, std::vector<double>> visiting;
   for (int pass = 0; pass <= passes; ++pass) {
     for (int b = 0; b < B(); ++b) {
@@ -405,20 +336,16 @@ void LdaEngine::Impl::Evaluate() {
         auto held = [&](int j) -> const std::vector<double>& {
           return b == 1 ? cols_.at(j).theta : visiting.at(j);
         };
-        const RotationPlan plan = PlanRotation(grid_, layout_, comm_.rank(), before, stratum);
-        std::vector<Message> sends, expected;
-        for (const BlockMove& move : plan.sends)
-          sends.push_back(Message{move.peer, move.block, EncodeDoubles({&held(move.block)})});
-        for (const BlockMove& move : plan.receives)
-          expected.push_back(Message{move.peer, move.block,
-                                     std::string(Words(move.block) * K() * sizeof(double), '\0')});
+        auto pending = StartColumnMoves(
+            *comm_, *grid_, *layout_, before, stratum,
+            [&](int j) { return EncodeDoubles({&held(j)}); },
+            [&](int j) { return Words(j) * K() * sizeof(double); });
         std::map<int, std::vector<double>> next;
         for (const RowBlock& rb : rows_) {  // blocks that stay on this rank
-          const int j = grid_.ColBlockInStratum(rb.id, stratum);
-          if (layout_.RankOfColBlock(grid_, j, before) == comm_.rank()) next[j] = held(j);
+          const int j = grid_->ColBlockInStratum(rb.id, stratum);
+          if (layout_->RankOfColBlock(*grid_, j, before) == comm_->rank()) next[j] = held(j);
         }
-        for (Message& m :
-             comm_.FinishExchange(comm_.StartExchange(std::move(sends), std::move(expected)))) {
+        for (Message& m : comm_->FinishExchange(std::move(pending))) {
           std::vector<double>& theta = next[m.tag];
           theta.resize(Words(m.tag) * K());
           DecodeDoubles(m.bytes, {&theta});
@@ -427,7 +354,7 @@ void LdaEngine::Impl::Evaluate() {
       }
       for (std::size_t r = 0; r < rows_.size(); ++r) {
         RowBlock& rb = rows_[r];
-        const int j = grid_.ColBlockInStratum(rb.id, stratum);
+        const int j = grid_->ColBlockInStratum(rb.id, stratum);
         const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
         view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha);
         if (collect && pass == 0 && j == rb.id)
@@ -475,11 +402,11 @@ void LdaEngine::Impl::Evaluate() {
     }
   }
   KeyedPartials partials(log_p.begin(), log_p.end());
-  const std::vector<double> sums = OrderedSum(comm_, partials, 2);
+  const std::vector<double> sums = OrderedSum(*comm_, partials, 2);
   eval_seconds_ += Seconds(eval_start);
 
   LdaTraceRow row;
-  row.iteration = iteration_;
+  row.iteration = iteration;
   row.seconds = seconds_sampling();
   const double n_test = static_cast<double>(survey_.counts.test_tokens);
   row.perplexity_sample = n_test > 0 ? std::exp(-sums[0] / n_test) : std::nan("");
@@ -489,47 +416,9 @@ void LdaEngine::Impl::Evaluate() {
   trace_.push_back(row);
 }
 
-std::string LdaEngine::Impl::Fingerprint() const {
-  std::ostringstream s;
-  s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
-    << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
-    << " data_crc=" << std::hex
-    << (Crc64Of(corpus_.doc_start) ^ Crc64Of(corpus_.word) ^ Crc64Of(corpus_.count))
-    << std::dec << " tiles=" << B() << " topics=" << config_.topics
-    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
-  return s.str();
-}
-
-bool LdaEngine::Impl::Run(const LdaCallbacks& callbacks) {
-  while (iteration_ < config_.iterations) {
-    const std::uint64_t t = iteration_;
-    const bool finite = Step(t);
-    iteration_ = t + 1;
-    if (iteration_ % config_.eval_every == 0 || iteration_ == config_.iterations) {
-      Evaluate();
-      if (comm_.rank() == 0) callbacks.on_eval(trace_.back());
-    }
-    if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
-
-    const IterationVerdict verdict = AgreeAfterIteration(
-        comm_, callbacks.requests(), finite, iteration_, config_.checkpoint_every, [&] {
-          return std::string("NaN or infinity in the topic-word parameters. Reduce --step (now " +
-                             io::FormatReal(config_.step.At(t)) +
-                             ") or use --sampler scir, which has no discretisation error");
-        });
-    if (verdict.checkpoint) {
-      const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
-      if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
-    }
-    if (verdict.stop) return false;
-  }
-  return true;
-}
-
-// Topics [first, first + count) of the posterior mean of phi (or of the current phi before
 // any sample was collected), every word: each rank sends the slice of the column blocks it
 // keeps (the sums with its row-blocks, or the theta blocks it holds), rank 0 places them.
-std::vector<double> LdaEngine::Impl::TopicRows(std::size_t first, std::size_t count) {
+std::vector<double> LdaModel::Impl::TopicRows(std::size_t first, std::size_t count) {
   ByteWriter out;
   auto put = [&](int j, const std::vector<double>& values, double scale,
                  const std::vector<double>* per_topic) {
@@ -551,8 +440,8 @@ std::vector<double> LdaEngine::Impl::TopicRows(std::size_t first, std::size_t co
     out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
     for (const auto& [j, block] : cols_) put(j, block.theta, 1.0, &inverse_total);
   }
-  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
-  if (comm_.rank() != 0) return {};
+  const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
+  if (comm_->rank() != 0) return {};
   const std::size_t V = corpus_.vocabulary;
   std::vector<double> rows(count * V, 0.0);
   for (const std::string& part : parts) {
@@ -560,7 +449,7 @@ std::vector<double> LdaEngine::Impl::TopicRows(std::size_t first, std::size_t co
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int j = static_cast<int>(in.Get<std::int64_t>());
       const std::vector<double> slice = in.GetVector<double>();
-      const auto& words = grid_.cols().Members(j);
+      const auto& words = grid_->cols().Members(j);
       for (std::size_t w = 0; w < words.size(); ++w)
         for (std::size_t c = 0; c < count; ++c) rows[c * V + words[w]] = slice[w * count + c];
     }
@@ -568,175 +457,179 @@ std::vector<double> LdaEngine::Impl::TopicRows(std::size_t first, std::size_t co
   return rows;
 }
 
-void LdaEngine::Impl::StreamTopicWordMean(const TopicRowsSink& sink) {
+void LdaModel::Impl::StreamTopicWordMean(const TopicRowsSink& sink) {
   // ceil(K / B) topics at a time: rank 0 holds about as much as one column block.
   const std::size_t chunk =
       (K() + static_cast<std::size_t>(B()) - 1) / static_cast<std::size_t>(B());
   for (std::size_t first = 0; first < K(); first += chunk) {
     const std::size_t count = std::min(chunk, K() - first);
     const std::vector<double> rows = TopicRows(first, count);
-    if (comm_.rank() == 0) sink(first, count, rows);
+    if (comm_->rank() == 0) sink(first, count, rows);
   }
 }
 
-std::string LdaEngine::Impl::CheckpointPayload(const std::string& extra) {
+std::string LdaModel::Impl::Fingerprint() const {
+  std::ostringstream s;
+  s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
+    << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
+    << " data_crc=" << std::hex
+    << (Crc64Of(corpus_.doc_start) ^ Crc64Of(corpus_.word) ^ Crc64Of(corpus_.count)) << std::dec
+    << " tiles=" << B() << " topics=" << config_.topics
+    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
+  return s.str();
+}
+
+// ---- LdaModel: the TileModel interface over Impl.
+
+LdaModel::LdaModel(const LdaConfig& config, const Corpus& corpus)
+    : impl_(std::make_unique<Impl>(config, corpus)) {}
+LdaModel::~LdaModel() = default;
+
+std::uint32_t LdaModel::grid_rows() const {
+  return impl_->corpus_.documents;
+}
+std::uint32_t LdaModel::grid_cols() const {
+  return impl_->corpus_.vocabulary;
+}
+std::vector<std::uint64_t> LdaModel::Attach(const TileRun& run) {
+  return impl_->Attach(run);
+}
+void LdaModel::InitColBlock(int j) {
+  impl_->cols_[j] = impl_->FreshBlock(j);
+}
+// theta_k. of the fresh blocks, added in block order.
+void LdaModel::FinishInit() {
+  Impl& m = *impl_;
+  KeyedPartials partials;
+  for (const auto& [j, block] : m.cols_) {
+    auto& sum = partials[j];
+    sum.assign(m.K(), 0.0);
+    for (std::size_t w = 0; w < m.Words(j); ++w)
+      for (std::size_t k = 0; k < m.K(); ++k) sum[k] += block.theta[w * m.K() + k];
+  }
+  m.total_ = OrderedSum(*m.comm_, partials, m.K());
+}
+void LdaModel::UpdateTiles(const IterationContext& ctx) {
+  impl_->UpdateTiles(ctx.t, ctx.stratum);
+}
+void LdaModel::EndIteration(const IterationContext&) {
+  impl_->total_ = OrderedSum(*impl_->comm_, impl_->block_totals_, impl_->K());
+}
+std::string LdaModel::TakeColBlock(int j) {
+  const auto it = impl_->cols_.find(j);
+  if (it == impl_->cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
+  std::string bytes = EncodeDoubles({&it->second.theta, &it->second.momentum});
+  impl_->cols_.erase(it);
+  return bytes;
+}
+void LdaModel::PutColBlock(int j, const std::string& bytes) {
+  ColBlock block = impl_->FreshShape(j);
+  DecodeDoubles(bytes, {&block.theta, &block.momentum});
+  impl_->cols_[j] = std::move(block);
+}
+std::size_t LdaModel::ColBlockBytes(int j) const {
+  const std::size_t per_entry = HasMomentum(impl_->config_.sampler) ? 2 : 1;
+  return impl_->Words(j) * impl_->K() * per_entry * sizeof(double);
+}
+void LdaModel::Evaluate(const EvaluationContext& ctx) {
+  impl_->Evaluate(ctx);
+}
+bool LdaModel::AllFinite() const {
+  return impl_->finite_;
+}
+std::string LdaModel::DivergenceHint(std::uint64_t t) const {
+  return "NaN or infinity in the topic-word parameters. Reduce --step (now " +
+         io::FormatReal(impl_->config_.step.At(t)) +
+         ") or use --sampler scir, which has no discretisation error";
+}
+std::string LdaModel::Fingerprint() const {
+  return impl_->Fingerprint();
+}
+std::string LdaModel::SaveRowBlock(int id) const {
+  const RowBlock& rb = impl_->Row(id);
+  ByteWriter row;
+  row.PutVector(rb.tokens.train.topic);
+  row.PutVector(rb.tokens.observed.topic);
+  row.PutVector(rb.pred_sum);
+  row.PutVector(rb.phi_sum);
+  return row.Take();
+}
+void LdaModel::RestoreRowBlock(int id, const std::string& bytes) {
+  RowBlock& rb = impl_->Row(id);
+  ByteReader in(bytes);
+  ReadExact(in, rb.tokens.train.topic, "training topics");
+  ReadExact(in, rb.tokens.observed.topic, "held-out topics");
+  ReadExact(in, rb.pred_sum, "test predictions");
+  ReadExact(in, rb.phi_sum, "posterior sums");
+  for (TopicTokens* t : {&rb.tokens.train, &rb.tokens.observed}) {
+    for (std::uint16_t z : t->topic)
+      if (z >= impl_->K()) throw Error(ExitCode::kCheckpoint, "checkpoint: topic out of range");
+    t->RecountDocTopic();
+  }
+}
+std::string LdaModel::SaveColBlock(int j) const {
+  const ColBlock& block = impl_->cols_.at(j);
+  return EncodeDoubles({&block.theta, &block.momentum});
+}
+void LdaModel::RestoreColBlock(int j, const std::string& bytes) {
+  PutColBlock(j, bytes);
+}
+// The per-topic totals, the samples collected, the evaluation time and the trace.
+std::string LdaModel::SaveGlobal() const {
   ByteWriter out;
-  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
-  for (const RowBlock& rb : rows_) {
-    ByteWriter row;
-    row.PutVector(rb.tokens.train.topic);
-    row.PutVector(rb.tokens.observed.topic);
-    row.PutVector(rb.pred_sum);
-    row.PutVector(rb.phi_sum);
-    out.Put<std::int64_t>(rb.id);
-    out.PutBytes(row.Take());
-  }
-  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
-  for (const auto& [j, block] : cols_) {
-    out.Put<std::int64_t>(j);
-    out.PutBytes(EncodeDoubles({&block.theta, &block.momentum}));
-  }
-  const std::vector<std::string> parts = comm_.GatherToRoot(out.Take());
-  if (comm_.rank() != 0) return std::string();
-
-  SavedState saved;
-  saved.fingerprint = Fingerprint();
-  saved.extra = extra;
-  saved.iteration = iteration_;
-  saved.collected = collected_;
-  saved.seconds = seconds_running();
-  saved.eval_seconds = eval_seconds_;
-  saved.total = total_;
-  for (const std::string& part : parts) {
-    ByteReader in(part);
-    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
-      const int id = static_cast<int>(in.Get<std::int64_t>());
-      saved.row_blocks[id] = in.GetBytes();
-    }
-    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
-      const int id = static_cast<int>(in.Get<std::int64_t>());
-      saved.col_blocks[id] = in.GetBytes();
-    }
-  }
-  ByteWriter trace;
-  trace.PutVector(trace_);
-  saved.trace = trace.Take();
-  return ArchiveState(saved);
+  out.PutVector(impl_->total_);
+  out.Put(impl_->collected_);
+  out.Put(impl_->eval_seconds_);
+  out.PutVector(impl_->trace_);
+  return out.Take();
 }
-
-namespace {
-
-SavedState LoadSavedState(const std::string& payload) {
-  return UnarchiveState<SavedState>(payload);
+void LdaModel::RestoreGlobal(const std::string& bytes) {
+  ByteReader in(bytes);
+  std::vector<double> total = in.GetVector<double>();
+  if (total.size() != impl_->K()) throw Error(ExitCode::kCheckpoint, "checkpoint: bad totals");
+  impl_->total_ = std::move(total);
+  impl_->collected_ = in.Get<std::uint64_t>();
+  impl_->eval_seconds_ = in.Get<double>();
+  impl_->trace_ = in.GetVector<LdaTraceRow>();
+  impl_->cols_.clear();  // the blocks held at the restored stratum come next
 }
-
-// Reads a vector that must have exactly the size of `into`.
-template <typename T>
-void ReadExact(ByteReader& in, std::vector<T>& into, const char* what) {
-  std::vector<T> v = in.template GetVector<T>();
-  if (v.size() != into.size())
-    throw Error(ExitCode::kCheckpoint, std::string("checkpoint: ") + what + " do not match");
-  into = std::move(v);
+const LdaCounts& LdaModel::counts() const {
+  return impl_->survey_.counts;
 }
-
-}  // namespace
-
-void LdaEngine::Impl::Restore(const std::string& payload) {
-  const SavedState saved = LoadSavedState(payload);
-  if (saved.fingerprint != Fingerprint())
-    throw Error(ExitCode::kCheckpoint,
-                "checkpoint does not match this run's data and options (checkpoint: " +
-                    saved.fingerprint + "; this run: " + Fingerprint() + ")");
-  iteration_ = saved.iteration;
-  collected_ = saved.collected;
-  seconds_before_ = saved.seconds;
-  eval_seconds_ = saved.eval_seconds;
-  start_ = std::chrono::steady_clock::now();
-  if (saved.total.size() != K()) throw Error(ExitCode::kCheckpoint, "checkpoint: bad totals");
-  total_ = saved.total;
-  for (RowBlock& rb : rows_) {
-    const auto it = saved.row_blocks.find(rb.id);
-    if (it == saved.row_blocks.end())
-      throw Error(ExitCode::kCheckpoint, "checkpoint: row-block missing");
-    ByteReader in(it->second);
-    ReadExact(in, rb.tokens.train.topic, "training topics");
-    ReadExact(in, rb.tokens.observed.topic, "held-out topics");
-    ReadExact(in, rb.pred_sum, "test predictions");
-    ReadExact(in, rb.phi_sum, "posterior sums");
-    for (TopicTokens* t : {&rb.tokens.train, &rb.tokens.observed}) {
-      for (std::uint16_t z : t->topic)
-        if (z >= K()) throw Error(ExitCode::kCheckpoint, "checkpoint: topic out of range");
-      t->RecountDocTopic();
-    }
-  }
-  cols_.clear();
-  const int stratum = schedule_.At(iteration_);
-  for (int j = 0; j < B(); ++j) {
-    if (layout_.RankOfColBlock(grid_, j, stratum) != comm_.rank()) continue;
-    const auto it = saved.col_blocks.find(j);
-    if (it == saved.col_blocks.end())
-      throw Error(ExitCode::kCheckpoint, "checkpoint: column block missing");
-    ColBlock block = FreshBlock(j);
-    DecodeDoubles(it->second, {&block.theta, &block.momentum});
-    cols_[j] = std::move(block);
-  }
-  ByteReader trace(saved.trace);
-  trace_ = trace.GetVector<LdaTraceRow>();
+std::uint64_t LdaModel::tokens_held() const {
+  std::uint64_t n = 0;
+  for (const RowBlock& rb : impl_->rows_) n += rb.tokens.train.tokens.tokens();
+  return n;
 }
-
-LdaEngine::LdaEngine(Communicator& comm, const LdaConfig& config, const Corpus& corpus)
-    : impl_(std::make_unique<Impl>(comm, config, corpus)) {}
-LdaEngine::~LdaEngine() = default;
-void LdaEngine::Restore(const std::string& payload) {
-  impl_->Restore(payload);
+const std::vector<LdaTraceRow>& LdaModel::trace() const {
+  return impl_->trace_;
 }
-bool LdaEngine::Run(const LdaCallbacks& callbacks) {
-  return impl_->Run(callbacks);
+std::vector<std::uint32_t> LdaModel::HeldOutDocuments() const {
+  std::vector<std::uint32_t> ids;
+  for (std::uint32_t d = 0; d < impl_->roles_.size(); ++d)
+    if (impl_->roles_[d] == DocumentRole::kHeldOut) ids.push_back(d);
+  return ids;
 }
-std::uint64_t LdaEngine::iteration() const {
-  return impl_->iteration();
-}
-const LdaCounts& LdaEngine::counts() const {
-  return impl_->counts();
-}
-std::uint64_t LdaEngine::tokens_held() const {
-  return impl_->tokens_held();
-}
-const std::vector<LdaTraceRow>& LdaEngine::trace() const {
-  return impl_->trace();
-}
-std::vector<std::uint32_t> LdaEngine::HeldOutDocuments() const {
-  return impl_->HeldOutDocuments();
-}
-void LdaEngine::StreamTopicWordMean(const TopicRowsSink& sink) {
+void LdaModel::StreamTopicWordMean(const TopicRowsSink& sink) {
   impl_->StreamTopicWordMean(sink);
 }
-std::uint64_t LdaEngine::samples() const {
-  return impl_->samples();
+std::uint64_t LdaModel::samples() const {
+  return impl_->collected_;
 }
-std::vector<double> LdaEngine::TopicWordMean(std::uint64_t* samples) {
-  const std::size_t V = impl_->vocabulary();
+std::vector<double> LdaModel::TopicWordMean(std::uint64_t* samples) {
+  const std::size_t V = impl_->corpus_.vocabulary;
   std::vector<double> phi;
   StreamTopicWordMean([&](std::size_t, std::size_t count, const std::vector<double>& rows) {
     phi.insert(phi.end(), rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(count * V));
   });
-  *samples = impl_->samples();
+  *samples = impl_->collected_;
   return phi;
 }
-std::string LdaEngine::CheckpointPayload(const std::string& extra) {
-  return impl_->CheckpointPayload(extra);
-}
-std::string LdaEngine::CheckpointExtra(const std::string& payload) {
-  return LoadSavedState(payload).extra;
-}
-double LdaEngine::seconds_running() const {
-  return impl_->seconds_running();
-}
-double LdaEngine::seconds_sampling() const {
+double LdaModel::seconds_sampling() const {
   return impl_->seconds_sampling();
 }
-LdaGibbsStats LdaEngine::gibbs_stats() const {
-  return impl_->gibbs_stats();
+LdaGibbsStats LdaModel::gibbs_stats() const {
+  return {impl_->tokens_swept_, impl_->gibbs_seconds_};
 }
 
 }  // namespace carousel

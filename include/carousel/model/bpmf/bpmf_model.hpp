@@ -1,0 +1,81 @@
+// Bayesian matrix factorization as a tile model (DESIGN.md section 7): users are rows and
+// items columns of the tile grid. A row-block holds its users' factors (and biases) with
+// the sampler's state and the ratings of its tiles; a column block holds its items' and
+// travels. Per tile, the minibatch gradient of the Gaussian likelihood (bpmf.hpp); the
+// blocks are updated by any registered sampler; the hyperparameters (tau and the prior
+// precisions) are Gibbs steps from ordered sums of a few numbers per block.
+#pragma once
+
+#include <Eigen/Core>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "carousel/data/mf_problem.hpp"
+#include "carousel/model/bpmf/mf_config.hpp"
+#include "carousel/model/tile_model.hpp"
+
+namespace carousel {
+
+struct TraceRow {
+  std::uint64_t iteration = 0;
+  double seconds = 0.0;
+  double rmse_sample = 0.0;   // test RMSE of the current sample
+  double rmse_mean = 0.0;     // test RMSE of the running posterior mean (NaN during burn-in)
+  double rmse_train = 0.0;    // RMSE on the last minibatch, before its update
+  std::uint64_t samples = 0;  // samples in the posterior mean so far
+  BpmfHyper hyper;
+};
+
+// Posterior summaries, assembled on rank 0 only.
+struct MfPosterior {
+  std::uint64_t samples = 0;
+  Eigen::MatrixXd w_mean, w_var, h_mean, h_var;  // global row / column order
+  Matrix w_last, h_last;                         // the final sample
+  std::vector<double> pred_mean, pred_sd;        // in the order of MfProblem::test
+};
+
+class BpmfModel : public TileModel {
+ public:
+  BpmfModel(const MfConfig& config, const MfProblem& problem);
+  ~BpmfModel() override;
+
+  std::uint32_t grid_rows() const override { return problem_.train.rows; }
+  std::uint32_t grid_cols() const override { return problem_.train.cols; }
+  std::vector<std::uint64_t> Attach(const TileRun& run) override;
+  void InitColBlock(int j) override;
+
+  void UpdateTiles(const IterationContext& ctx) override;
+  void UpdateRows(const IterationContext& ctx) override;
+  void EndIteration(const IterationContext& ctx) override;
+
+  std::string TakeColBlock(int j) override;
+  void PutColBlock(int j, const std::string& bytes) override;
+  std::size_t ColBlockBytes(int j) const override;
+
+  void Evaluate(const EvaluationContext& ctx) override;
+  void CheckHealth() const override;
+  bool AllFinite() const override;
+  std::string DivergenceHint(std::uint64_t t) const override;
+
+  std::string Fingerprint() const override;
+  std::string SaveRowBlock(int id) const override;
+  void RestoreRowBlock(int id, const std::string& bytes) override;
+  std::string SaveColBlock(int j) const override;
+  void RestoreColBlock(int j, const std::string& bytes) override;
+  std::string SaveGlobal() const override;
+  void RestoreGlobal(const std::string& bytes) override;
+
+  std::uint64_t ratings_held() const;          // training ratings in this rank's tiles
+  const std::vector<TraceRow>& trace() const;  // rank 0
+  MfPosterior Posterior();                     // collective; filled on rank 0
+
+ private:
+  struct Impl;
+  const MfProblem& problem_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace carousel

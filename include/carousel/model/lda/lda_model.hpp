@@ -1,0 +1,108 @@
+// Latent Dirichlet allocation as a tile model (DESIGN.md sections 1 and 7).
+//
+// Documents are rows and vocabulary words are columns of the B x B tile grid. A row-block
+// holds its documents' tokens and topic assignments; the topic-word parameters are cut into
+// B column blocks (K x |block| each) that travel like the factor blocks of matrix
+// factorization, so no rank ever holds the whole K x V matrix. Per tile, Gibbs sweeps over
+// the minibatch documents' tokens in it (with phi from the column block and the per-topic
+// totals theta_k.), then the block's update with a_hat = beta + scale * nbar (SCIR, SGRLD
+// or SGRHMC). The per-topic totals are combined across ranks once per iteration (K numbers
+// per block, in block order); SGRLD and SGRHMC also combine count_hat_k. before their
+// update.
+//
+// Evaluation (document completion): held-out documents' observed tokens are swept with the
+// current phi while copies of the column blocks tour the ring, B steps per pass; a last
+// pass computes p(w) = sum_k theta_hat_dk phi_kw for every test token. Trace seconds count
+// sampling only, not evaluation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "carousel/data/corpus.hpp"
+#include "carousel/model/lda/lda_config.hpp"
+#include "carousel/model/tile_model.hpp"
+
+namespace carousel {
+
+struct LdaTraceRow {
+  std::uint64_t iteration = 0;
+  double seconds = 0.0;            // sampling time so far, evaluations excluded
+  double perplexity = 0.0;         // of the predictive probabilities averaged over samples
+  double perplexity_sample = 0.0;  // of the current sample alone
+  std::uint64_t samples = 0;       // evaluations averaged so far (0 during burn-in)
+};
+
+// Sizes of the problem, the same on every rank.
+struct LdaCounts {
+  std::uint64_t train_documents = 0, held_out_documents = 0, empty_documents = 0;
+  std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
+};
+
+// This rank's training Gibbs work in this run (not counting runs it resumed from).
+struct LdaGibbsStats {
+  std::uint64_t tokens_swept = 0;  // token visits: tokens x sweeps
+  double seconds = 0.0;            // wall time inside the sweeps
+};
+
+class LdaModel : public TileModel {
+ public:
+  LdaModel(const LdaConfig& config, const Corpus& corpus);
+  ~LdaModel() override;
+
+  std::uint32_t grid_rows() const override;
+  std::uint32_t grid_cols() const override;
+  std::vector<std::uint64_t> Attach(const TileRun& run) override;
+  void InitColBlock(int j) override;
+  void FinishInit() override;
+
+  void UpdateTiles(const IterationContext& ctx) override;
+  void UpdateRows(const IterationContext&) override {}
+  void EndIteration(const IterationContext& ctx) override;
+
+  std::string TakeColBlock(int j) override;
+  void PutColBlock(int j, const std::string& bytes) override;
+  std::size_t ColBlockBytes(int j) const override;
+
+  void Evaluate(const EvaluationContext& ctx) override;
+  bool AllFinite() const override;
+  std::string DivergenceHint(std::uint64_t t) const override;
+
+  std::string Fingerprint() const override;
+  std::string SaveRowBlock(int id) const override;
+  void RestoreRowBlock(int id, const std::string& bytes) override;
+  std::string SaveColBlock(int j) const override;
+  void RestoreColBlock(int j, const std::string& bytes) override;
+  std::string SaveGlobal() const override;
+  void RestoreGlobal(const std::string& bytes) override;
+
+  const LdaCounts& counts() const;
+  std::uint64_t tokens_held() const;              // training tokens of this rank's documents
+  const std::vector<LdaTraceRow>& trace() const;  // rank 0
+  // Held-out document ids (global, ascending), the same on every rank.
+  std::vector<std::uint32_t> HeldOutDocuments() const;
+
+  // The posterior mean of phi over the collected samples (the current phi when none was
+  // collected yet), handed to `sink` on rank 0 in slices of whole topics: `count` rows of
+  // V words in vocabulary order, topics first .. first + count - 1. Collective. Slices
+  // hold ceil(K / B) topics, so rank 0 never holds the whole K x V matrix.
+  using TopicRowsSink =
+      std::function<void(std::size_t first, std::size_t count, const std::vector<double>& rows)>;
+  void StreamTopicWordMean(const TopicRowsSink& sink);
+  std::uint64_t samples() const;  // evaluations collected into the posterior means
+  // The whole K x V posterior mean on rank 0 (empty elsewhere), for tests and small
+  // problems; `samples` as samples(). Collective.
+  std::vector<double> TopicWordMean(std::uint64_t* samples);
+
+  double seconds_sampling() const;  // sampling only, including resumed runs
+  LdaGibbsStats gibbs_stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace carousel
