@@ -180,15 +180,17 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                       std::to_string(comm.size()) + " ranks");
   });
 
-  LdaModel model(config, corpus);
+  std::unique_ptr<LdaModel> model_holder;
   std::unique_ptr<TileEngine> engine;
   RunCollectively(comm, [&] {
-    engine = std::make_unique<TileEngine>(comm, model, config.chain());
-    if (model.counts().train_documents == 0)
+    model_holder = std::make_unique<LdaModel>(config, corpus);
+    engine = std::make_unique<TileEngine>(comm, *model_holder, config.chain());
+    if (model_holder->counts().train_documents == 0)
       throw InputError(corpus.path, "no training documents (every document is empty or held out)");
     if (!resume_payload.empty()) engine->Restore(resume_payload);
     if (comm.rank() == 0) io::EnsureDirectory(options.out);
   });
+  LdaModel& model = *model_holder;
 
   const LdaCounts counts = model.counts();
   const std::string comments =

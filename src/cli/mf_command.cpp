@@ -230,13 +230,15 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                              io::CommentBlock(Comments(options, config, 1, data)), options.quiet);
   }
 
-  BpmfModel model(config, data.problem);
+  std::unique_ptr<BpmfModel> model_holder;
   std::unique_ptr<TileEngine> engine;
   RunCollectively(comm, [&] {
-    engine = std::make_unique<TileEngine>(comm, model, config.chain());
+    model_holder = std::make_unique<BpmfModel>(config, data.problem);
+    engine = std::make_unique<TileEngine>(comm, *model_holder, config.chain());
     if (!resume_payload.empty()) engine->Restore(resume_payload);
     if (comm.rank() == 0) io::EnsureDirectory(options.out);
   });
+  BpmfModel& model = *model_holder;
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
   const std::string trace_path = options.out + "/trace.csv";

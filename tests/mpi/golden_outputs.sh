@@ -3,7 +3,7 @@
 # schedules, every LDA sampler, `gen mf`, a resumed run) whose outputs are hashed and
 # compared with the checksums in golden_outputs.sha256, recorded from the code before the
 # engine became one engine with model plug-ins (issue #10). Timing is left out: the
-# trace's `seconds` column and the `# command:` header line (it holds the temp path).
+# trace's `seconds` column.
 #
 # Options that a later change may give new defaults (burn-in, HAMCMC's settings, ...)
 # are spelled out, so the list holds the same chains whatever the defaults become.
@@ -25,19 +25,21 @@ LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8
   --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --quiet)
 
 # hash_outputs NAME DIR : one line per output file, "sha256  NAME/file", of the file with
-# timing removed (see the header).
+# timing removed and the paths of the data and the temp dir replaced by placeholders (the
+# header lines record them).
 hash_outputs() {
   local name=$1 dir=$2 f base
   for f in "$dir"/*; do
     [[ -f $f ]] || continue
     base=$(basename "$f")
     case $base in
-      trace.csv) grep -v '^# command:' "$f" | awk -F, -v OFS=, '/^#/ { print; next } { $2 = ""; print }' ;;
-      *.csv | *.txt) grep -v '^# command:' "$f" ;;
+      trace.csv) paths_out "$f" | awk -F, -v OFS=, '/^#/ { print; next } { $2 = ""; print }' ;;
+      *.csv | *.txt) paths_out "$f" ;;
       *) cat "$f" ;;
     esac | sha256sum | awk -v n="$name/$base" '{ print $1 "  " n }'
   done
 }
+paths_out() { sed -e "s|$CAROUSEL_SHARED_DATA|DATA|g" -e "s|$T|TMP|g" "$1"; }
 
 for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
   for schedule in cyclic random; do
