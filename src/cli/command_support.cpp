@@ -1,11 +1,13 @@
 #include "carousel/cli/command_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -32,6 +34,31 @@ CLI::Validator NonNegative() {
       ">= 0");
 }
 
+void SetUpCommandApp(CLI::App& app) {
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.option_defaults()->always_capture_default();
+}
+
+namespace {
+
+// "; did you mean --iterations?" for the first argument that looks like an option and is
+// not one of `app`'s, or "" when every one is known.
+std::string SuggestOption(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> known;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
+  for (const std::string& arg : args) {
+    if (arg.rfind("--", 0) != 0) continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const auto closest = ClosestName(name, known);
+    return "unknown option " + name + (closest ? "; did you mean " + *closest + "?" : "");
+  }
+  return "";
+}
+
+}  // namespace
+
 void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std::string& command) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -39,7 +66,8 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& e) {
-    throw Error(ExitCode::kUsage, command + ": " + e.what());
+    const std::string suggestion = SuggestOption(app, args);
+    throw Error(ExitCode::kUsage, command + ": " + (suggestion.empty() ? e.what() : suggestion));
   }
 }
 

@@ -7,8 +7,8 @@
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
-#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/bpmf/bpmf_gibbs.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 
 namespace carousel::cli {
 

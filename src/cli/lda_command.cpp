@@ -19,6 +19,7 @@
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_outputs.hpp"
+#include "carousel/sampler/registry.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -29,14 +30,11 @@ struct LdaCommandOptions {
   std::string corpus, vocab;
   std::string format = "auto";
   std::string sampler = "scir";
-  std::string schedule = "cyclic";
-  std::string out = "carousel-lda-out";
-  std::string resume;
-  bool quiet = false;
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
   LdaConfig config;
+  RunBasics basics{"carousel-lda-out"};
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
 };
 
@@ -65,10 +63,13 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--topics", c.topics, "number of topics K")->check(CLI::Range(1, 65535));
   app.add_option("--alpha", c.alpha, "document-topic Dirichlet parameter")->check(Positive());
   app.add_option("--beta", c.beta, "topic-word Dirichlet parameter")->check(Positive());
-  app.add_option("--sampler", o.sampler, "scir|sgrld|sgrhmc")
-      ->check(CLI::IsMember({"scir", "sgrld", "sgrhmc"}));
-  app.add_option("--step", o.step, "h of h (1 + m/tau)^-kappa (default: per sampler)")
-      ->check(Positive());
+  std::string samplers;
+  for (const std::string& name : SamplerNames(BlockKind::kSimplex))
+    samplers += (samplers.empty() ? "" : "|") + name;
+  app.add_option("--sampler", o.sampler, samplers);
+  app.add_option("--step", o.step, "h of h (1 + m/tau)^-kappa")
+      ->check(Positive())
+      ->default_str("per sampler");
   app.add_option("--step-offset", o.tau, "tau of h (1 + m/tau)^-kappa")->check(Positive());
   app.add_option("--step-decay", o.kappa, "kappa of h (1 + m/tau)^-kappa; 0 = constant")
       ->check(CLI::Range(0.0, 1.0));
@@ -79,45 +80,30 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
-  app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
-      ->check(CLI::IsMember({"cyclic", "random"}));
-  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-  app.add_option("--burn-in", c.burn_in, "iterations before samples enter the averages");
-  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--eval-sweeps", c.eval_sweeps, "Gibbs passes over held-out documents")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
-  app.add_option("--out", o.out, "output directory");
-  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations")
-      ->check(NonNegative());
-  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
-  app.add_flag("--quiet", o.quiet, "no progress lines");
+  AddChainOptions(app, c, o.basics);
 }
 
 LdaCommandOptions Parse(const std::vector<std::string>& args) {
   LdaCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
-  CLI::App app{"carousel lda: latent Dirichlet allocation by distributed SG-MCMC"};
-  app.set_help_flag("-h,--help");
+  CLI::App app{"carousel lda: latent Dirichlet allocation by distributed SG-MCMC", "carousel lda"};
+  SetUpCommandApp(app);
   AddOptions(app, o);
   ParseOrThrow(app, args, "carousel lda");
+  ResolveChainOptions(app, o.config, o.basics);
+  if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
   o.argv = args;
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
   c.step = StepSchedule{h * std::pow(o.tau, o.kappa), o.tau, o.kappa};
-  c.schedule =
-      o.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
+  c.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
+                                             : StratumSchedule::Kind::kCyclic;
   io::ParseCorpusFormat(o.format);  // rejects a bad value before any file is read
-  if (o.resume.empty() && o.corpus.empty())
+  if (o.basics.resume.empty() && o.corpus.empty())
     throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
-  if (c.burn_in >= c.iterations)
-    throw UsageError("--burn-in",
-                     "must be smaller than --iterations (" + std::to_string(c.iterations) + ")");
   return o;
 }
 
@@ -137,7 +123,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
           {"beta", io::FormatReal(c.beta)},
           {"minibatch", io::FormatReal(c.minibatch) + " documents"},
           {"sweeps", std::to_string(c.sweeps)},
-          {"schedule", o.schedule},
+          {"schedule", o.basics.schedule},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},
@@ -160,11 +146,11 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] { options = Parse(args); });
 
   std::string resume_payload;
-  if (!options.resume.empty()) {
+  if (!options.basics.resume.empty()) {
     RunCollectively(comm, [&] {
-      resume_payload = ReadLatestCheckpoint(options.resume);
+      resume_payload = ReadLatestCheckpoint(options.basics.resume);
       const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
-      options = Parse(ResumedArgs(stored, options.resume, args));
+      options = Parse(ResumedArgs(stored, options.basics.resume, args));
     });
   }
 
@@ -188,15 +174,16 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     if (model_holder->counts().train_documents == 0)
       throw InputError(corpus.path, "no training documents (every document is empty or held out)");
     if (!resume_payload.empty()) engine->Restore(resume_payload);
-    if (comm.rank() == 0) io::EnsureDirectory(options.out);
+    if (comm.rank() == 0) io::EnsureDirectory(options.basics.out);
   });
   LdaModel& model = *model_holder;
 
   const LdaCounts counts = model.counts();
   const std::string comments =
       io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
-  const std::string trace_path = options.out + "/trace.csv";
-  Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
+  const std::string trace_path = options.basics.out + "/trace.csv";
+  Progress progress(engine->iteration(), config.iterations,
+                    comm.rank() == 0 && !options.basics.quiet);
   double last_trace_write = -1e9;
   EngineCallbacks callbacks;
   callbacks.requests = TakeSignalRequests;
@@ -215,7 +202,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   };
   callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
     io::WriteLdaTrace(trace_path, comments, model.trace());
-    io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
+    io::WriteCheckpoint(CheckpointDir(options.basics.out), t, payload);
   };
 
   const double comm_before = comm.seconds_communicating();
@@ -225,14 +212,14 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
   progress.Finish();
-  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.out);
+  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
 
   // topic_word.npy and topics.txt are written a slice of topics at a time.
   std::unique_ptr<io::NpyRowWriter> topic_word;
   std::string top_words = comments;
   RunCollectively(comm, [&] {
     if (comm.rank() == 0)
-      topic_word = std::make_unique<io::NpyRowWriter>(options.out + "/topic_word.npy",
+      topic_word = std::make_unique<io::NpyRowWriter>(options.basics.out + "/topic_word.npy",
                                                       static_cast<std::size_t>(config.topics),
                                                       corpus.vocabulary);
   });
@@ -250,8 +237,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (comm.rank() == 0) {
     io::WriteLdaTrace(trace_path, comments, model.trace());
     topic_word->Commit();
-    io::WriteFileAtomically(options.out + "/topics.txt", top_words);
-    io::WriteHeldOut(options.out + "/heldout.txt", comments, held_out);
+    io::WriteFileAtomically(options.basics.out + "/topics.txt", top_words);
+    io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
     const LdaTraceRow& last = model.trace().back();
     if (counts.test_tokens == 0)
       std::printf("carousel lda: no test tokens, so no perplexity (use --test-fraction > 0)\n");
@@ -263,7 +250,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
         model.seconds_sampling(), last.perplexity, static_cast<unsigned long long>(samples),
         last.perplexity_sample, static_cast<unsigned long long>(counts.train_documents),
         static_cast<unsigned long long>(counts.held_out_documents),
-        static_cast<unsigned long long>(counts.empty_documents), options.out.c_str());
+        static_cast<unsigned long long>(counts.empty_documents), options.basics.out.c_str());
     PrintRankStats(stats, "training tokens");
     for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
       LdaGibbsStats g;

@@ -1,26 +1,35 @@
 // The `carousel` binary: dispatches to a subcommand and maps every error to the exit
 // codes documented in the README. Errors seen by all ranks end the job together; an
 // error seen by one rank alone ends every rank through MPI_Abort (DESIGN.md section 3).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/model_registry.hpp"
 #include "carousel/cli/signals.hpp"
+#include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
 namespace {
 
-const char* kUsage =
-    "usage: carousel <command> [options]\n"
-    "commands:\n"
-    "  mf       Bayesian matrix factorization by distributed SG-MCMC (carousel mf --help)\n"
-    "  lda      latent Dirichlet allocation by distributed SG-MCMC (carousel lda --help)\n"
-    "  gen mf   synthetic ratings with known factors (carousel gen mf --help)\n"
-    "  version  print the version\n";
+// The command list: the models of the registry, then the tools.
+std::string Usage() {
+  std::string text = "usage: carousel <command> [options]   (carousel <command> --help)\nmodels:\n";
+  for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
+    text += "  " + c.name + std::string(9 - std::min<std::size_t>(c.name.size(), 8), ' ') +
+            c.summary + "\n";
+  text +=
+      "tools:\n"
+      "  gen mf   synthetic ratings with known factors\n"
+      "  samplers the samplers, the models they run on and their papers\n"
+      "  version  print the version\n";
+  return text;
+}
 
-using Command = int (*)(carousel::Communicator&, const std::vector<std::string>&);
+using Command = carousel::cli::ModelCommandFn;
 
 // Runs a distributed subcommand under MPI.
 int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
@@ -43,20 +52,21 @@ int RunDistributed(Command command, const std::vector<std::string>& args, int* a
 int main(int argc, char** argv) {
   carousel::cli::InstallSignalHandlers();  // before MPI_Init, as Slurm may signal early
   const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string usage = Usage();
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::printf("%s", kUsage);
+    std::printf("%s", usage.c_str());
     return args.empty() ? static_cast<int>(carousel::ExitCode::kUsage) : 0;
   }
   if (args[0] == "version" || args[0] == "--version") {
     std::printf("carousel %s\n", carousel::kVersion);
     return 0;
   }
-  if (args[0] == "mf")
-    return RunDistributed(carousel::cli::RunMfCommand, {args.begin() + 1, args.end()}, &argc,
-                          &argv);
-  if (args[0] == "lda")
-    return RunDistributed(carousel::cli::RunLdaCommand, {args.begin() + 1, args.end()}, &argc,
-                          &argv);
+  if (const carousel::cli::ModelCommand* model = carousel::cli::FindModelCommand(args[0]))
+    return RunDistributed(model->run, {args.begin() + 1, args.end()}, &argc, &argv);
+  if (args[0] == "samplers") {
+    std::printf("%s", carousel::cli::SamplersText().c_str());
+    return 0;
+  }
   if (args[0] == "gen") {
     try {
       return carousel::cli::RunGenCommand({args.begin() + 1, args.end()});
@@ -68,6 +78,11 @@ int main(int argc, char** argv) {
       return static_cast<int>(e.code());
     }
   }
-  std::fprintf(stderr, "carousel: error: unknown command '%s'\n%s", args[0].c_str(), kUsage);
+  std::vector<std::string> commands = {"gen", "samplers", "version"};
+  for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
+    commands.push_back(c.name);
+  const auto closest = carousel::ClosestName(args[0], commands);
+  std::fprintf(stderr, "carousel: error: unknown command '%s'%s\n%s", args[0].c_str(),
+               closest ? ("; did you mean " + *closest + "?").c_str() : "", usage.c_str());
   return static_cast<int>(carousel::ExitCode::kUsage);
 }

@@ -11,6 +11,7 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/progress.hpp"
+#include "carousel/cli/sampler_options.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -31,16 +32,13 @@ namespace {
 struct MfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
-  std::string out = "carousel-out";
-  std::string resume;
-  std::string schedule = "default";  // cyclic, or random where hamcmc needs it (RunMfCommand)
   std::string hyper = "sample";
   std::string metric = "default";
   bool no_bias = false;
-  bool quiet = false;
-  double step = -1.0;            // < 0: the sampler's default (see DefaultStep)
-  double rmsprop_lambda = -1.0;  // < 0: PSGLD's default floor (see DefaultRmspropLambda)
+  double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
+  bool rmsprop_lambda_given = false;  // else PSGLD's floor is DefaultRmspropLambda
   MfConfig config;
+  RunBasics basics{"carousel-out"};
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
 };
 
@@ -53,9 +51,10 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::Range(0.0, 0.99));
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
   app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
-  app.add_option("--sampler", c.sampler.name, "sgld|psgld|sghmc|sgnht|sgrld|sgrhmc|hamcmc|gibbs");
-  app.add_option("--step", o.step, "step size a of a(b + t)^-c (default: per sampler)")
-      ->check(Positive());
+  AddSamplerOptions(app, c.sampler, BlockKind::kFactor, {"gibbs"});
+  app.add_option("--step", o.step, "step size a of a(b + t)^-c")
+      ->check(Positive())
+      ->default_str("per sampler, from the data (README, \"Step sizes\")");
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
       ->check(CLI::Range(0.0, 1.0));
@@ -65,62 +64,30 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
                  "hamcmc: fraction (rounded to 1/k) of each minibatch for the gradients of y_t (1 "
                  "= Alg. 1)")
       ->check(CLI::Range(1e-6, 1.0));
-  app.add_option("--tiles", c.tiles, "tiles per side B (default: number of ranks)")
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--schedule", o.schedule,
-                 "cyclic|random stratum order (default: cyclic; random for hamcmc when --memory "
-                 "and --tiles share a divisor)")
-      ->check(CLI::IsMember({"default", "cyclic", "random"}));
-  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-  app.add_option("--burn-in", c.burn_in, "iterations before samples enter the posterior mean");
-  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--hyper-every", c.hyper_every, "Gibbs step for the precisions every N")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--hyper", o.hyper, "sample|fixed precisions (fixed: all 1)")
       ->check(CLI::IsMember({"sample", "fixed"}));
   app.add_flag("--no-bias", o.no_bias, "no user and item biases");
-  app.add_option("--rmsprop-alpha", c.sampler.rmsprop_alpha, "PSGLD: squared-gradient decay");
-  app.add_option("--friction", c.sampler.friction, "SGHMC: friction C; SGNHT: diffusion A")
-      ->check(Positive());
-  app.add_option("--noise-estimate", c.sampler.noise_estimate,
-                 "SGHMC/SGNHT/SGRHMC: estimate B of the gradient-noise variance")
-      ->check(NonNegative());
-  app.add_option("--mass", c.sampler.mass, "SGHMC: mass M")->check(Positive());
-  app.add_option("--memory", c.sampler.memory, "HAMCMC: sub-chains and L-BFGS memory M")
-      ->check(CLI::Range(2, 20));
-  app.add_option("--trust", c.sampler.trust, "HAMCMC: lambda, y += lambda s")->check(Positive());
-  app.add_option("--initial-scale", c.sampler.initial_scale, "HAMCMC: gamma, H0 = gamma I")
-      ->check(Positive());
-  app.add_option("--initial-metric", c.sampler.initial_metric,
-                 "HAMCMC: identity (H0 = gamma I), metric (H0 = gamma / (1 + ratings)) or fisher "
-                 "(H0 = gamma / (prior + trust + Fisher information at the newest sample))")
-      ->check(CLI::IsMember({"identity", "metric", "fisher"}));
   app.add_option("--metric", o.metric,
                  "SGRLD/SGRHMC metric: fisher (G = lambda + ratings * tau * mean square of the "
                  "partner factors; default for sgrld) or rating-count (G = 1 + ratings; default "
                  "for sgrhmc)")
       ->check(CLI::IsMember({"default", "fisher", "rating-count"}));
-  app.add_option("--rmsprop-lambda", o.rmsprop_lambda,
-                 "PSGLD: floor lambda of 1/(lambda + sqrt(v)) (default: 2 / training ratings)")
-      ->check(Positive());
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
-  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
-  app.add_option("--out", o.out, "output directory");
-  app.add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N iterations")
-      ->check(NonNegative());
-  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
-  app.add_flag("--quiet", o.quiet, "no progress lines");
+  AddChainOptions(app, c, o.basics);
 }
 
 MfCommandOptions Parse(const std::vector<std::string>& args) {
   MfCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
-  CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC"};
-  app.set_help_flag("-h,--help");
+  CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC", "carousel mf"};
+  SetUpCommandApp(app);
   AddOptions(app, o);
   ParseOrThrow(app, args, "carousel mf");
+  CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
+  ResolveChainOptions(app, o.config, o.basics);
+  o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.argv = args;
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
@@ -137,13 +104,10 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   }
   o.config.priors.use_bias = !o.no_bias;
   o.config.priors.sample_hyper = o.hyper == "sample";
-  if (o.resume.empty() && o.input.train.empty())
+  if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
   if (!o.input.test.empty() && o.input.test_fraction > 0)
     throw UsageError("--test-fraction", "give either --test or --test-fraction, not both");
-  if (o.config.burn_in >= o.config.iterations)
-    throw UsageError("--burn-in", "must be smaller than --iterations (" +
-                                      std::to_string(o.config.iterations) + ")");
   return o;
 }
 
@@ -169,7 +133,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"hyper", c.priors.sample_hyper ? "sampled (Gamma(1,1) priors)" : "fixed at 1"},
           {"minibatch", io::FormatReal(c.minibatch)},
           {"curvature_fraction", io::FormatReal(c.curvature_fraction)},
-          {"schedule", o.schedule},
+          {"schedule", o.basics.schedule},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},
@@ -191,11 +155,11 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] { options = Parse(args); });
 
   std::string resume_payload;
-  if (!options.resume.empty()) {
+  if (!options.basics.resume.empty()) {
     RunCollectively(comm, [&] {
-      resume_payload = ReadLatestCheckpoint(options.resume);
+      resume_payload = ReadLatestCheckpoint(options.basics.resume);
       const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
-      options = Parse(ResumedArgs(stored, options.resume, args));
+      options = Parse(ResumedArgs(stored, options.basics.resume, args));
     });
   }
 
@@ -209,9 +173,10 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   // runs at its defaults on any rank count; an explicit --schedule cyclic is refused.
   const bool hamcmc_needs_random =
       config.sampler.name == "hamcmc" && std::gcd(config.sampler.memory, config.tiles) != 1;
-  if (options.schedule == "default") options.schedule = hamcmc_needs_random ? "random" : "cyclic";
-  config.schedule = options.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                 : StratumSchedule::Kind::kCyclic;
+  if (options.basics.schedule == "default")
+    options.basics.schedule = hamcmc_needs_random ? "random" : "cyclic";
+  config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
+                                                        : StratumSchedule::Kind::kCyclic;
   RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
     if (hamcmc_needs_random && config.schedule == StratumSchedule::Kind::kCyclic)
       throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
@@ -219,15 +184,16 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                          ") without a common divisor; use --schedule random");
   });
   config.step.a = options.step > 0 ? options.step : DefaultMfStep(config.sampler, data.problem);
-  config.sampler.rmsprop_lambda =
-      options.rmsprop_lambda > 0 ? options.rmsprop_lambda : DefaultRmspropLambda(data.problem);
+  if (!options.rmsprop_lambda_given)
+    config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
 
   if (config.sampler.name == "gibbs") {
     RunCollectively(comm, [&] {
       if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
     });
-    return RunGibbsReference(options.out, config, data,
-                             io::CommentBlock(Comments(options, config, 1, data)), options.quiet);
+    return RunGibbsReference(options.basics.out, config, data,
+                             io::CommentBlock(Comments(options, config, 1, data)),
+                             options.basics.quiet);
   }
 
   std::unique_ptr<BpmfModel> model_holder;
@@ -236,13 +202,14 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     model_holder = std::make_unique<BpmfModel>(config, data.problem);
     engine = std::make_unique<TileEngine>(comm, *model_holder, config.chain());
     if (!resume_payload.empty()) engine->Restore(resume_payload);
-    if (comm.rank() == 0) io::EnsureDirectory(options.out);
+    if (comm.rank() == 0) io::EnsureDirectory(options.basics.out);
   });
   BpmfModel& model = *model_holder;
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
-  const std::string trace_path = options.out + "/trace.csv";
-  Progress progress(engine->iteration(), config.iterations, comm.rank() == 0 && !options.quiet);
+  const std::string trace_path = options.basics.out + "/trace.csv";
+  Progress progress(engine->iteration(), config.iterations,
+                    comm.rank() == 0 && !options.basics.quiet);
   double last_trace_write = -1e9;
   EngineCallbacks callbacks;
   callbacks.requests = TakeSignalRequests;
@@ -262,7 +229,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   };
   callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
     io::WriteTrace(trace_path, comments, model.trace());
-    io::WriteCheckpoint(CheckpointDir(options.out), t, payload);
+    io::WriteCheckpoint(CheckpointDir(options.basics.out), t, payload);
   };
 
   const double comm_before = comm.seconds_communicating();
@@ -272,15 +239,16 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
   progress.Finish();
-  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.out);
+  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
 
   const MfPosterior posterior = model.Posterior();
   const double run_seconds = engine->seconds_running();
   const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, model.ratings_held());
   if (comm.rank() == 0) {
     io::WriteTrace(trace_path, comments, model.trace());
-    io::WritePredictions(options.out + "/predictions.csv", comments, data, posterior);
-    io::WritePosteriorArrays(options.out, posterior, config.shape.rank, config.shape.bias, data);
+    io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
+    io::WritePosteriorArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias,
+                             data);
     const TraceRow& last = model.trace().back();
     if (data.problem.test.empty())
       std::printf("carousel mf: no test set (use --test or --test-fraction)\n");
@@ -291,7 +259,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
         static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds, last.rmse_sample,
         last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
         static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
-        options.out.c_str());
+        options.basics.out.c_str());
     PrintRankStats(stats, "training ratings");
   }
   return 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "carousel/sampler/registry.hpp"
 #include "carousel/sampler/scir.hpp"
 #include "carousel/sampler/simplex_sgrld.hpp"
 #include "carousel/util/error.hpp"
@@ -10,10 +11,7 @@
 namespace carousel {
 
 SimplexSampler ParseSimplexSampler(const std::string& name) {
-  if (name == "scir") return SimplexSampler::kScir;
-  if (name == "sgrld") return SimplexSampler::kSgrld;
-  if (name == "sgrhmc") return SimplexSampler::kSgrhmc;
-  throw UsageError("--sampler", "'" + name + "' is not one of scir, sgrld, sgrhmc");
+  return *FindSampler(name, BlockKind::kSimplex).simplex;
 }
 
 const char* SimplexSamplerName(SimplexSampler sampler) {

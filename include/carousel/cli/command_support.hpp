@@ -4,11 +4,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
+#include "carousel/util/error.hpp"
 
 namespace carousel::cli {
 
@@ -16,9 +18,58 @@ namespace carousel::cli {
 CLI::Validator Positive();
 CLI::Validator NonNegative();
 
+// Sets up a command's parser: -h/--help, and --help showing every option's default.
+void SetUpCommandApp(CLI::App& app);
+
 // Parses `args` into `app`; turns --help into HelpRequested and parse errors into a usage
-// Error prefixed with `command` ("carousel mf").
+// Error prefixed with `command` ("carousel mf"), with "did you mean --x?" for a misspelt
+// option.
 void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std::string& command);
+
+// The options every sampling command shares (the chain's in its Config: tiles, iterations,
+// burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions.
+struct RunBasics {
+  std::string out;
+  std::string resume;
+  std::string schedule = "default";  // cyclic, or what the model prefers (ResolveSchedule)
+  bool quiet = false;
+  bool burn_in_given = false;
+};
+
+template <class Config>
+void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
+  app.add_option("--tiles", c.tiles, "tiles per side B (a multiple of the number of ranks)")
+      ->check(CLI::Range(1, 4096))
+      ->default_str("number of ranks");
+  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
+      ->check(CLI::IsMember({"default", "cyclic", "random"}))
+      ->default_str("cyclic (random where the sampler needs it)");
+  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--burn-in", c.burn_in,
+                 "iterations before samples enter the posterior averages (default: " +
+                     std::to_string(c.burn_in) + ", at most half of --iterations)");
+  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
+  app.add_option("--out", o.out, "output directory");
+  app.add_option("--checkpoint-every", c.checkpoint_every,
+                 "checkpoint every N iterations (0: only on SIGTERM/SIGUSR1)")
+      ->check(NonNegative());
+  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
+  app.add_flag("--quiet", o.quiet, "no progress lines");
+}
+
+// After parsing: a burn-in that was not given is at most half the iterations (so a short
+// run needs no --burn-in); one that was given must be smaller than --iterations.
+template <class Config>
+void ResolveChainOptions(const CLI::App& app, Config& c, RunBasics& o) {
+  o.burn_in_given = app.count("--burn-in") > 0;
+  if (!o.burn_in_given) c.burn_in = std::min(c.burn_in, c.iterations / 2);
+  if (c.burn_in >= c.iterations)
+    throw UsageError("--burn-in",
+                     "must be smaller than --iterations (" + std::to_string(c.iterations) + ")");
+}
 
 std::string JoinArgs(const std::vector<std::string>& args);
 // The command line as stored verbatim in checkpoints ('\0'-separated) and back.

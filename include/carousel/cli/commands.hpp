@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
-#include "carousel/model/bpmf/mf_config.hpp"
 #include "carousel/io/mf_loader.hpp"
+#include "carousel/model/bpmf/mf_config.hpp"
 
 namespace carousel::cli {
 

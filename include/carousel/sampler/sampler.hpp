@@ -83,8 +83,8 @@ struct SamplerOptions {
   std::shared_ptr<const DiagonalMetric> metric;
 };
 
-// The one place a sampler is chosen by name; throws UsageError for an unknown name.
+// The sampler options.name for factor blocks, from the registry (registry.hpp); throws
+// UsageError for an unknown name or an option out of its bounds.
 std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options);
-std::vector<std::string> SamplerNames();
 
 }  // namespace carousel

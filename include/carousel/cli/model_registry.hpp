@@ -1,0 +1,27 @@
+// The models of the `carousel` binary, one subcommand each (DESIGN.md section 7). Adding a
+// model is its folder under src/model/, its command file in src/cli/ and one line in
+// model_registry.cpp; `carousel --help` and the dispatch in main.cpp read this list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "carousel/comm/communicator.hpp"
+
+namespace carousel::cli {
+
+using ModelCommandFn = int (*)(Communicator&, const std::vector<std::string>&);
+
+struct ModelCommand {
+  std::string name;     // the subcommand: carousel <name> [options]
+  std::string summary;  // one line for carousel --help
+  ModelCommandFn run;
+};
+
+const std::vector<ModelCommand>& ModelCommands();
+const ModelCommand* FindModelCommand(const std::string& name);
+
+// `carousel samplers`: every sampler of the registry, the blocks it runs on and its paper.
+std::string SamplersText();
+
+}  // namespace carousel::cli

@@ -1,0 +1,76 @@
+// The one list of samplers (DESIGN.md section 7): for each, its name, the paper and
+// equation it implements, the options it reads and its factory. Every option of every
+// sampler is declared once, here, with its bounds, default and help; the command line,
+// --help, the factory's checks and error messages all read this file. Default step sizes
+// are not here: a step is in the units of a model's log posterior (per rating, per
+// degree, a CIR time), so each model gives the default step of each sampler it runs
+// (model/bpmf/mf_defaults.hpp, model/lda/lda_defaults.hpp).
+//
+// Two kinds of parameter blocks take samplers:
+//   factor blocks  float matrices of unconstrained parameters (BlockState): every sampler
+//                  of the "complete recipe" family, created by `make`;
+//   simplex blocks the expanded-mean (Gamma) parameterisation of probability vectors
+//                  (topic_word_update.hpp): SCIR, and SGRLD / SGRHMC with the metric
+//                  G = diag(theta)^-1 of that parameterisation. They are the same two
+//                  samplers of the same recipe (Eq. 9), written once more because the
+//                  block differs in what the recipe cannot express through a
+//                  DiagonalMetric: the update is mirrored (|theta|, Patterson and Teh
+//                  2013, Sec. 3) to stay positive, it needs the row sums theta_k. and
+//                  count_hat_k. over the whole vocabulary (a reduction of K numbers per
+//                  iteration, not per element), and the blocks are double precision.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "carousel/sampler/sampler.hpp"
+#include "carousel/sampler/topic_word_update.hpp"
+
+namespace carousel {
+
+// One option of the samplers, bound to its field of SamplerOptions.
+struct SamplerOptionSpec {
+  std::string flag;  // "--friction"
+  std::string help;
+  // Exactly one of these points at the field the option sets.
+  double SamplerOptions::*real = nullptr;
+  int SamplerOptions::*integer = nullptr;
+  std::string SamplerOptions::*text = nullptr;
+  // Bounds of a number: lo (< or <=) value (< or <=) hi.
+  double lo = 0.0, hi = 0.0;
+  bool lo_open = false, hi_open = false;
+  std::vector<std::string> choices;  // the values a text option takes
+  // The default as --help shows it when SamplerOptions{} does not hold it (the model sets
+  // it from the data).
+  std::string default_text;
+
+  std::string DefaultText() const;  // the default as --help shows it
+  std::string BoundsText() const;   // "in (0, 1)", "one of identity, metric, fisher"
+};
+
+struct SamplerInfo {
+  std::string name;
+  std::string summary;                    // one line, for --help
+  std::string reference;                  // paper, algorithm and equation
+  std::vector<std::string> options;       // flags of the options it reads
+  bool factor_blocks = false;             // runs on factor blocks (MakeSampler)
+  std::optional<SimplexSampler> simplex;  // runs on simplex blocks, as this update
+  std::function<std::unique_ptr<Sampler>(const SamplerOptions&)> make;  // factor blocks
+};
+
+const std::vector<SamplerOptionSpec>& SamplerOptionSpecs();
+const std::vector<SamplerInfo>& SamplerRegistry();
+
+enum class BlockKind { kFactor, kSimplex };
+// Names of the samplers that run on `kind` blocks, in registry order.
+std::vector<std::string> SamplerNames(BlockKind kind);
+// The sampler `name` for `kind` blocks; throws UsageError("--sampler", ...) naming the
+// known samplers (and the closest one) when there is none.
+const SamplerInfo& FindSampler(const std::string& name, BlockKind kind);
+// Throws UsageError naming the option when a value is out of its bounds.
+void CheckSamplerOptions(const SamplerOptions& options);
+
+}  // namespace carousel

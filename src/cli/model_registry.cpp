@@ -1,0 +1,39 @@
+#include "carousel/cli/model_registry.hpp"
+
+#include "carousel/cli/commands.hpp"
+#include "carousel/sampler/registry.hpp"
+
+namespace carousel::cli {
+
+const std::vector<ModelCommand>& ModelCommands() {
+  static const std::vector<ModelCommand> commands = {
+      {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand},
+      {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand},
+  };
+  return commands;
+}
+
+const ModelCommand* FindModelCommand(const std::string& name) {
+  for (const ModelCommand& c : ModelCommands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string SamplersText() {
+  std::string text = "samplers (--sampler NAME); options: carousel <model> --help\n";
+  for (const SamplerInfo& s : SamplerRegistry()) {
+    std::string blocks;
+    if (s.factor_blocks) blocks += "mf";
+    if (s.simplex) blocks += std::string(blocks.empty() ? "" : ", ") + "lda";
+    text += "  " + s.name + std::string(s.name.size() < 8 ? 8 - s.name.size() : 1, ' ') +
+            s.summary + " [" + blocks + "]\n          " + s.reference + "\n";
+    if (!s.options.empty()) {
+      text += "          options:";
+      for (const std::string& o : s.options) text += " " + o;
+      text += "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace carousel::cli

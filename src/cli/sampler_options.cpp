@@ -1,0 +1,32 @@
+#include "carousel/cli/sampler_options.hpp"
+
+#include <algorithm>
+
+namespace carousel::cli {
+
+void AddSamplerOptions(CLI::App& app, SamplerOptions& options, BlockKind kind,
+                       const std::vector<std::string>& extra_names) {
+  std::vector<std::string> names = SamplerNames(kind);
+  names.insert(names.end(), extra_names.begin(), extra_names.end());
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : "|") + n;
+  app.add_option("--sampler", options.name, list + "; papers: carousel samplers")
+      ->default_str(options.name);
+  if (kind != BlockKind::kFactor) return;
+  for (const SamplerOptionSpec& s : SamplerOptionSpecs()) {
+    const std::string help = s.help + " (" + s.BoundsText() + ")";
+    CLI::Option* o = s.real      ? app.add_option(s.flag, options.*s.real, help)
+                     : s.integer ? app.add_option(s.flag, options.*s.integer, help)
+                                 : app.add_option(s.flag, options.*s.text, help);
+    o->default_str(s.DefaultText());
+  }
+}
+
+void CheckSamplerChoice(const SamplerOptions& options, BlockKind kind,
+                        const std::vector<std::string>& extra_names) {
+  if (std::find(extra_names.begin(), extra_names.end(), options.name) != extra_names.end()) return;
+  FindSampler(options.name, kind);
+  if (kind == BlockKind::kFactor) CheckSamplerOptions(options);
+}
+
+}  // namespace carousel::cli

@@ -1,0 +1,86 @@
+#include "carousel/sampler/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "carousel/sampler/diagonal_metric.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+namespace {
+
+// A metric that does not depend on theta, so that every sampler can be built.
+class UnitMetric : public DiagonalMetric {
+ public:
+  std::string name() const override { return "unit"; }
+  void Evaluate(const Matrix& theta, const BlockGradient&, Matrix& g_inv,
+                Matrix& d_g_inv) const override {
+    g_inv.setOnes(theta.rows(), theta.cols());
+    d_g_inv.setZero(theta.rows(), theta.cols());
+  }
+};
+
+TEST(SamplerRegistry, EveryFactorSamplerIsBuiltByNameWithItsDefaults) {
+  for (const std::string& name : SamplerNames(BlockKind::kFactor)) {
+    SamplerOptions options;
+    options.name = name;
+    options.metric = std::make_shared<UnitMetric>();
+    const auto sampler = MakeSampler(options);
+    ASSERT_TRUE(sampler) << name;
+    EXPECT_EQ(sampler->name(), name);
+  }
+}
+
+TEST(SamplerRegistry, EverySamplerNamesItsPaperAndKnowsItsOptions) {
+  std::vector<std::string> flags;
+  for (const SamplerOptionSpec& s : SamplerOptionSpecs()) flags.push_back(s.flag);
+  for (const SamplerInfo& info : SamplerRegistry()) {
+    EXPECT_FALSE(info.reference.empty()) << info.name;
+    EXPECT_FALSE(info.summary.empty()) << info.name;
+    EXPECT_TRUE(info.factor_blocks || info.simplex) << info.name;
+    for (const std::string& flag : info.options)
+      EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << info.name << flag;
+  }
+  EXPECT_EQ(SamplerNames(BlockKind::kSimplex),
+            (std::vector<std::string>{"sgrld", "sgrhmc", "scir"}));
+}
+
+TEST(SamplerRegistry, AnUnknownNameListsEverySamplerAndTheClosest) {
+  try {
+    FindSampler("sgldx", BlockKind::kFactor);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    const std::string m = e.what();
+    for (const std::string& name : SamplerNames(BlockKind::kFactor))
+      EXPECT_NE(m.find(name), std::string::npos) << m;
+    EXPECT_NE(m.find("did you mean sgld?"), std::string::npos) << m;
+  }
+  // SCIR is exact on simplex blocks only.
+  EXPECT_THROW(FindSampler("scir", BlockKind::kFactor), Error);
+}
+
+TEST(SamplerRegistry, DefaultsAreInBoundsAndEveryBoundIsChecked) {
+  CheckSamplerOptions(SamplerOptions{});
+  for (const SamplerOptionSpec& s : SamplerOptionSpecs()) {
+    SamplerOptions bad;
+    if (s.text) {
+      bad.*s.text = "nonsense";
+    } else if (s.real) {
+      bad.*s.real = s.lo_open ? s.lo : s.lo - 1.0;
+    } else {
+      bad.*s.integer = static_cast<int>(s.lo) - 1;
+    }
+    try {
+      CheckSamplerOptions(bad);
+      FAIL() << s.flag << " out of bounds was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(s.flag), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace carousel
