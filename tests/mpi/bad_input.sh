@@ -106,16 +106,25 @@ bad_option --rank --rank 0
 bad_option --minibatch --minibatch 2
 bad_option --tiles --tiles 3
 bad_option --metric --metric fisher --sampler psgld
-# hamcmc's default --memory 2 shares a divisor with 2 tiles: the default schedule is then
-# random, and an explicit cyclic one is refused.
-bad_option "hamcmc with cyclic strata" --sampler hamcmc --schedule cyclic --iterations 20 --burn-in 5
-run_ok hamcmc-default 2 mf "${GOOD[@]}" --sampler hamcmc --iterations 20 --burn-in 5
-grep -qx "# schedule: random" "$T/out/trace.csv" || fail "hamcmc at its defaults on 2 ranks: no random schedule"
-ok "hamcmc at its defaults on 2 ranks runs with random strata"
+# hamcmc's default --memory 3 is coprime with 2 tiles (cyclic strata) but shares a divisor
+# with 6: the default schedule is then random, and an explicit cyclic one is refused.
+bad_option "hamcmc with cyclic strata" --sampler hamcmc --tiles 6 --schedule cyclic --iterations 20
+run_ok hamcmc-default 2 mf "${GOOD[@]}" --sampler hamcmc --iterations 20
+grep -qx "# schedule: cyclic" "$T/out/trace.csv" || fail "hamcmc at its defaults on 2 ranks: no cyclic schedule"
+run_ok hamcmc-default-6 2 mf "${GOOD[@]}" --sampler hamcmc --tiles 6 --iterations 20
+grep -qx "# schedule: random" "$T/out/trace.csv" || fail "hamcmc with 6 tiles: no random schedule"
+ok "hamcmc at its defaults runs on 2 ranks (cyclic strata) and with 6 tiles (random strata)"
 bad_option --sampler --sampler nosuch
 bad_option --burn-in --iterations 50 --burn-in 50
 bad_option --burn-in --iterations 50 --burn-in 80
 bad_option --nosuch-option --nosuch-option
+# Misspellings are answered with the option or sampler meant.
+bad_option "did you mean --iterations?" --iters 40
+bad_option "did you mean sgld?" --sampler sgldx
+# A short run needs no --burn-in: the default is at most half of --iterations.
+run_ok short-run 2 mf "${GOOD[@]}" --iterations 40
+grep -qx "# burn_in: 20" "$T/out/trace.csv" || fail "--iterations 40: burn-in is not 20"
+ok "--iterations 40 without --burn-in runs with burn-in 20"
 bad_option --step --step 0 --iterations 20 --burn-in 5
 bad_option --step --step inf --iterations 20 --burn-in 5
 bad_option --step --step abc

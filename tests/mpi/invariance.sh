@@ -42,7 +42,7 @@ for sampler in sghmc sgnht sgrld sgrld-ratingcount sgrhmc sgrhmc-fisher hamcmc h
   schedule=cyclic
   extra=()
   [[ $sampler == hamcmc-random ]] && schedule=random
-  [[ $sampler == hamcmc ]] && extra=(--memory 3)
+  [[ $sampler == hamcmc ]] && extra=(--memory 3 --initial-metric identity --trust 1)
   [[ $sampler == sgrld-ratingcount ]] && extra=(--metric rating-count)
   [[ $sampler == sgrhmc-fisher ]] && extra=(--metric fisher)
   [[ $sampler == hamcmc-metric ]] && extra=(--memory 3 --initial-metric metric)

@@ -72,13 +72,15 @@ struct SamplerOptions {
   double friction = 1.0;         // SGHMC: C; SGNHT: A (diffusion), recipe Eq. 12 / 15
   double noise_estimate = 0.0;   // SGHMC / SGNHT / SGRHMC: B-hat, gradient-noise variance
   double mass = 1.0;             // SGHMC: M (diagonal, constant)
-  int memory = 2;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
-  double trust = 1.0;            // HAMCMC: lambda, y_t += lambda s_t
+  // HAMCMC's defaults are the settings its benchmark found best on validation splits of
+  // ml-100k u1.base (README, "Step sizes"): M = 3, lambda = 10, the Fisher H^0.
+  int memory = 3;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
+  double trust = 10.0;           // HAMCMC: lambda, y_t += lambda s_t
   double initial_scale = 1.0;    // HAMCMC: gamma, H^0 = gamma I
   // HAMCMC: "identity" (H^0 = gamma I), "metric" (H^0 = gamma G^-1 with `metric`, which
   // must not depend on theta) or "fisher" (H^0 = gamma (prior + lambda + Fisher at the
   // newest sample)^-1, `metric` before the first; hamcmc.hpp).
-  std::string initial_metric = "identity";
+  std::string initial_metric = "fisher";
   // SGRLD / SGRHMC (and HAMCMC's H^0): the metric G(theta), supplied by the model or the user.
   std::shared_ptr<const DiagonalMetric> metric;
 };
