@@ -1,15 +1,13 @@
 // `carousel lda`: options, wiring of corpus reader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
+#include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
-#include "carousel/cli/progress.hpp"
-#include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -143,28 +141,14 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
 
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaCommandOptions options;
-  RunCollectively(comm, [&] { options = Parse(args); });
-
-  std::string resume_payload;
-  if (!options.basics.resume.empty()) {
-    RunCollectively(comm, [&] {
-      resume_payload = ReadLatestCheckpoint(options.basics.resume);
-      const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
-      options = Parse(ResumedArgs(stored, options.basics.resume, args));
-    });
-  }
+  const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
   Corpus corpus;
   RunCollectively(comm, [&] {
     corpus = io::ReadCorpus(options.corpus, options.vocab, io::ParseCorpusFormat(options.format));
   });
   LdaConfig& config = options.config;
-  if (config.tiles <= 0) config.tiles = comm.size();
-  RunCollectively(comm, [&] {
-    if (config.tiles % comm.size() != 0)
-      throw UsageError("--tiles", std::to_string(config.tiles) + " is not a multiple of the " +
-                                      std::to_string(comm.size()) + " ranks");
-  });
+  ResolveTiles(comm, config.tiles);
 
   std::unique_ptr<LdaModel> model_holder;
   std::unique_ptr<TileEngine> engine;
@@ -182,37 +166,21 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string comments =
       io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
   const std::string trace_path = options.basics.out + "/trace.csv";
-  Progress progress(engine->iteration(), config.iterations,
-                    comm.rank() == 0 && !options.basics.quiet);
-  double last_trace_write = -1e9;
-  EngineCallbacks callbacks;
-  callbacks.requests = TakeSignalRequests;
-  callbacks.checkpoint_extra = PackArgs(options.argv);
-  callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
-  callbacks.on_eval = [&] {
+  ChainHooks hooks;
+  hooks.write_trace = [&] { io::WriteLdaTrace(trace_path, comments, model.trace()); };
+  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  hooks.eval_status = [&] {
     const LdaTraceRow& row = model.trace().back();
     char status[96];
     std::snprintf(status, sizeof status, "perplexity %.1f (sample %.1f)", row.perplexity,
                   row.perplexity_sample);
-    progress.OnEval(status);
-    if (row.seconds - last_trace_write > 5.0) {
-      io::WriteLdaTrace(trace_path, comments, model.trace());
-      last_trace_write = row.seconds;
-    }
+    return std::string(status);
   };
-  callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
-    io::WriteLdaTrace(trace_path, comments, model.trace());
-    io::WriteCheckpoint(CheckpointDir(options.basics.out), t, payload);
-  };
-
-  const double comm_before = comm.seconds_communicating();
-  const auto run_start = std::chrono::steady_clock::now();
-  const bool finished = engine->Run(callbacks);
-  const double run_wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
-  progress.Finish();
-  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+  const ChainOutcome outcome =
+      RunChain(comm, *engine, options.basics, config.iterations, options.argv, hooks);
+  if (!outcome.finished)
+    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+  const double comm_share = outcome.comm_share;
 
   // topic_word.npy and topics.txt are written a slice of topics at a time.
   std::unique_ptr<io::NpyRowWriter> topic_word;

@@ -1,18 +1,16 @@
 // `carousel mf`: options, wiring of loader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <sstream>
 
+#include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
-#include "carousel/cli/progress.hpp"
 #include "carousel/cli/sampler_options.hpp"
-#include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -152,21 +150,12 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   MfCommandOptions options;
-  RunCollectively(comm, [&] { options = Parse(args); });
-
-  std::string resume_payload;
-  if (!options.basics.resume.empty()) {
-    RunCollectively(comm, [&] {
-      resume_payload = ReadLatestCheckpoint(options.basics.resume);
-      const auto stored = UnpackArgs(TileEngine::CheckpointExtra(resume_payload));
-      options = Parse(ResumedArgs(stored, options.basics.resume, args));
-    });
-  }
+  const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
   io::LoadedMf data;
   RunCollectively(comm, [&] { data = io::LoadMf(options.input); });
   MfConfig& config = options.config;
-  if (config.tiles <= 0) config.tiles = comm.size();
+  ResolveTiles(comm, config.tiles);
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
   // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
   // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc
@@ -208,38 +197,22 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
   const std::string trace_path = options.basics.out + "/trace.csv";
-  Progress progress(engine->iteration(), config.iterations,
-                    comm.rank() == 0 && !options.basics.quiet);
-  double last_trace_write = -1e9;
-  EngineCallbacks callbacks;
-  callbacks.requests = TakeSignalRequests;
-  callbacks.checkpoint_extra = PackArgs(options.argv);
-  callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
-  callbacks.on_eval = [&] {
+  ChainHooks hooks;
+  hooks.write_trace = [&] { io::WriteTrace(trace_path, comments, model.trace()); };
+  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  hooks.eval_status = [&] {
     const TraceRow& row = model.trace().back();
     char status[96];
     int n = std::snprintf(status, sizeof status, "rmse %.4f", row.rmse_sample);
     if (!std::isnan(row.rmse_mean) && n > 0)
       std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
-    progress.OnEval(status);
-    if (row.seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
-      io::WriteTrace(trace_path, comments, model.trace());  // at every evaluation
-      last_trace_write = row.seconds;
-    }
+    return std::string(status);
   };
-  callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
-    io::WriteTrace(trace_path, comments, model.trace());
-    io::WriteCheckpoint(CheckpointDir(options.basics.out), t, payload);
-  };
-
-  const double comm_before = comm.seconds_communicating();
-  const auto run_start = std::chrono::steady_clock::now();
-  const bool finished = engine->Run(callbacks);
-  const double run_wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  const double comm_share = (comm.seconds_communicating() - comm_before) / std::max(run_wall, 1e-9);
-  progress.Finish();
-  if (!finished) return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+  const ChainOutcome outcome =
+      RunChain(comm, *engine, options.basics, config.iterations, options.argv, hooks);
+  if (!outcome.finished)
+    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+  const double comm_share = outcome.comm_share;
 
   const MfPosterior posterior = model.Posterior();
   const double run_seconds = engine->seconds_running();

@@ -1,0 +1,45 @@
+#include "carousel/cli/chain_driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "carousel/cli/progress.hpp"
+#include "carousel/cli/signals.hpp"
+#include "carousel/io/checkpoint_file.hpp"
+
+namespace carousel::cli {
+
+ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
+                      std::uint64_t iterations, const std::vector<std::string>& argv,
+                      const ChainHooks& hooks) {
+  Progress progress(engine.iteration(), iterations, comm.rank() == 0 && !basics.quiet);
+  double last_trace_write = -1e9;
+  EngineCallbacks callbacks;
+  callbacks.requests = TakeSignalRequests;
+  callbacks.checkpoint_extra = PackArgs(argv);
+  callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
+  callbacks.on_eval = [&] {
+    progress.OnEval(hooks.eval_status());
+    const double seconds = hooks.last_eval_seconds();
+    if (seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
+      hooks.write_trace();                   // at every evaluation
+      last_trace_write = seconds;
+    }
+  };
+  callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
+    hooks.write_trace();
+    io::WriteCheckpoint(CheckpointDir(basics.out), t, payload);
+  };
+
+  const double comm_before = comm.seconds_communicating();
+  const auto start = std::chrono::steady_clock::now();
+  ChainOutcome outcome;
+  outcome.finished = engine.Run(callbacks);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.comm_share = (comm.seconds_communicating() - comm_before) / std::max(wall, 1e-9);
+  progress.Finish();
+  return outcome;
+}
+
+}  // namespace carousel::cli
