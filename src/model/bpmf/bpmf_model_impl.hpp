@@ -1,0 +1,117 @@
+// BpmfModel's state and steps, shared by its three source files: set-up, checkpoints and
+// the TileModel interface (bpmf_model.cpp), one iteration (bpmf_step.cpp), evaluation and
+// posterior summaries (bpmf_evaluation.cpp). Private to src/model/bpmf/.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/sampler/sampler.hpp"
+
+namespace carousel {
+
+// Everything one row-block carries: it never leaves its rank during a run.
+struct RowBlock {
+  int id = 0;
+  BlockState state;
+  Matrix lik;                             // this iteration's likelihood gradient
+  std::vector<TileRatings> tiles;         // indexed by column block
+  Eigen::VectorXf degree;                 // ratings of each row, for data-aware metrics
+  Eigen::MatrixXd sum, sum_sq;            // posterior moments over collected samples
+  std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
+  std::vector<std::uint32_t> test_index;  // position in MfProblem::test
+  std::vector<double> pred_sum, pred_sum_sq;
+  double minibatch_sse = 0.0;  // the last iteration's minibatch, for rmse_train
+  double minibatch_count = 0.0;
+};
+
+struct BpmfModel::Impl {
+  // What one iteration needs besides the blocks: stratum, step and the scaled gradient.
+  struct IterationPlan {
+    std::uint64_t t;
+    int stratum, next;
+    double step, batch, scale;
+    Eigen::VectorXf prior_w, prior_h;
+    const Eigen::VectorXf* information_w = nullptr;  // null unless the metric needs them
+    const Eigen::VectorXf* information_h = nullptr;
+  };
+
+  Impl(const MfConfig& config, const MfProblem& problem);
+
+  int B() const { return grid_->blocks(); }
+  bool IsMine(int row_block) const { return layout_->RankOfRowBlock(row_block) == comm_->rank(); }
+  RowBlock& Row(int id) {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+  const RowBlock& Row(int id) const {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+
+  std::vector<std::uint64_t> Attach(const TileRun& run);
+  std::vector<std::uint64_t> StratumSizes() const;
+  void BuildRowBlocks();
+  void InitialiseRowBlocks();
+  BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
+  std::string Fingerprint() const;
+
+  void Plan(const IterationContext& ctx);
+  TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
+                                    const Matrix& h, Matrix& lik_w, Matrix& lik_h,
+                                    CurvatureSubset* curvature = nullptr) const;
+  // The minibatch entries of tile (row block, j) at iteration t: the same on every rank.
+  Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
+  NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
+  NoiseKey ColNoise(const IterationPlan& plan, int j) const;
+  bool coupled() const {
+    return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
+           sampler_->needs_gradient_after_step();
+  }
+  void UpdateTiles(const IterationContext& ctx);
+  void LocalColumnSteps();
+  void LocalRowSteps();
+  void CoupledStep();
+  void ResampleHyper(std::uint64_t t);
+  void UpdateInformationPerDatum();
+  void Evaluate(const EvaluationContext& ctx);
+  void CheckChainHealth(const TraceRow& row) const;
+  Matrix GatherColumns();
+  bool AllFinite() const;
+  std::string SaveGlobal() const;
+  void RestoreGlobal(const std::string& bytes);
+  std::string SaveRowBlock(int id) const;
+  void RestoreRowBlock(int id, const std::string& bytes);
+  MfPosterior Posterior();
+
+  MfConfig config_;
+  const MfProblem& problem_;
+  Communicator* comm_ = nullptr;
+  const TileGrid* grid_ = nullptr;
+  const RankLayout* layout_ = nullptr;
+  std::function<double()> seconds_running_;
+  std::unique_ptr<Sampler> sampler_;
+  std::vector<CurvatureSubset> curvature_;  // CoupledStep's scratch, one per local tile
+
+  std::vector<RowBlock> rows_;
+  std::map<int, BlockState> cols_;           // column blocks this rank holds now
+  std::vector<Eigen::VectorXf> col_degree_;  // ratings of each item, by column block
+  BpmfHyper hyper_;
+  // ExpectedFisherMetric's tau m_c for row blocks (partner: H) and column blocks (partner: W),
+  // from the current sample at the start of every iteration when the metric needs them.
+  bool needs_information_ = false;
+  Eigen::VectorXf information_w_, information_h_;
+  double sd_train_;  // RMSE of predicting mu for every training rating
+  // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
+  double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t collected_ = 0;
+  Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
+  std::vector<TraceRow> trace_;
+  std::unique_ptr<IterationPlan> plan_;  // of the iteration under way
+};
+
+}  // namespace carousel

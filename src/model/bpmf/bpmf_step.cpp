@@ -1,0 +1,289 @@
+// One iteration of BpmfModel: the minibatch gradients of the stratum's tiles, the block
+// updates by the sampler (independent or coupled across blocks), the Gibbs steps of the
+// hyperparameters and the expected Fisher information the metric may need.
+#include <algorithm>
+#include <cmath>
+
+#include "bpmf_model_impl.hpp"
+#include "carousel/comm/ordered_sum.hpp"
+#include "carousel/sampler/diagonal_metric.hpp"
+
+namespace carousel {
+namespace {
+
+// Keys the curvature subset's hash apart from the minibatch's ("curvatur").
+constexpr std::uint64_t kCurvatureSalt = 0x6375727661747572ULL;
+
+}  // namespace
+
+void BpmfModel::Impl::Plan(const IterationContext& ctx) {
+  plan_ = std::make_unique<IterationPlan>();
+  IterationPlan& plan = *plan_;
+  plan.t = ctx.t;
+  plan.stratum = ctx.stratum;
+  plan.next = ctx.next;
+  plan.step = config_.step.At(ctx.t);
+  plan.batch = config_.minibatch * static_cast<double>(ctx.stratum_size);
+  plan.scale =
+      plan.batch > 0 ? static_cast<double>(problem_.train.entries.size()) / plan.batch : 0.0;
+  plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
+  plan.prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
+  if (needs_information_) {
+    plan.information_w = &information_w_;
+    plan.information_h = &information_h_;
+  }
+}
+
+// Likelihood gradients of tile (rb, j) at the given points, into rb.lik and lik_h.
+TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
+                                                   const Matrix& w, const Matrix& h, Matrix& lik_w,
+                                                   Matrix& lik_h,
+                                                   CurvatureSubset* curvature) const {
+  lik_w.setZero(w.rows(), w.cols());
+  lik_h.setZero(h.rows(), h.cols());
+  return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
+                                static_cast<float>(hyper_.tau), Minibatch(plan, rb.id, j), lik_w,
+                                lik_h, curvature);
+}
+
+Subsample BpmfModel::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
+  return Subsample::For(config_.minibatch, config_.seed,
+                        static_cast<std::uint64_t>(grid_->TileId(row_block, j)), plan.t);
+}
+
+NoiseKey BpmfModel::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_->rows().Members(rb.id)};
+}
+
+NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseCol, plan.t, &grid_->cols().Members(j)};
+}
+
+void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
+  if (needs_information_) UpdateInformationPerDatum();
+  Plan(ctx);
+  if (coupled())
+    CoupledStep();
+  else
+    LocalColumnSteps();
+}
+
+// Samplers whose blocks update independently: the column blocks are updated first, so that
+// they travel while the row-blocks are updated (LocalRowSteps).
+void BpmfModel::Impl::LocalColumnSteps() {
+  const IterationPlan& plan = *plan_;
+  Matrix lik_h;
+  for (RowBlock& rb : rows_) {
+    const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
+    BlockState& col = cols_.at(j);
+    const TileGradientResult result =
+        TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
+    rb.minibatch_sse = result.sse;
+    rb.minibatch_count = static_cast<double>(result.count);
+    sampler_->Step(col,
+                   BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j],
+                                 nullptr, plan.information_h},
+                   plan.step, ColNoise(plan, j));
+  }
+}
+
+void BpmfModel::Impl::LocalRowSteps() {
+  const IterationPlan& plan = *plan_;
+  for (RowBlock& rb : rows_)
+    sampler_->Step(rb.state,
+                   BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree, nullptr,
+                                 plan.information_w},
+                   plan.step, RowNoise(plan, rb));
+}
+
+// Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the sums
+// over every block of the whole parameter vector (keyed by block id: row-blocks 0..B-1,
+// column blocks B..2B-1, added in that order), the steps, the gradients at the new point
+// if the sampler wants them, and the sums after the step.
+void BpmfModel::Impl::CoupledStep() {
+  const IterationPlan& plan = *plan_;
+  struct Pair {
+    RowBlock* rb;
+    int j;
+    BlockState* col;
+    Matrix lik_h;
+  };
+  std::vector<Pair> pairs;
+  for (RowBlock& rb : rows_) {
+    const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
+    pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
+  }
+  // With --curvature-fraction < 1 the first pass also takes the gradient on the curvature
+  // subset S of each tile (same residuals, same loads), and after the step only S is visited
+  // again: the second pass costs that fraction of a full one.
+  const bool subset = sampler_->needs_gradient_after_step() && config_.curvature_fraction < 1.0;
+  std::vector<CurvatureSubset>& curvature = curvature_;  // kept: its buffers are reused
+  if (subset) curvature.resize(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    Pair& p = pairs[i];
+    if (subset)
+      curvature[i].subset =
+          SystematicSubset::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
+                                static_cast<std::uint64_t>(grid_->TileId(p.rb->id, p.j)), plan.t);
+    const TileGradientResult result = TileLikelihood(
+        plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state), sampler_->GradientPoint(*p.col),
+        p.rb->lik, p.lik_h, subset ? &curvature[i] : nullptr);
+    p.rb->minibatch_sse = result.sse;
+    p.rb->minibatch_count = static_cast<double>(result.count);
+  }
+  auto w_gradient = [&](Pair& p) {
+    return BlockGradient{p.rb->lik,     plan.scale, plan.batch,        plan.prior_w,
+                         &p.rb->degree, nullptr,    plan.information_w};
+  };
+  auto h_gradient = [&](Pair& p) {
+    return BlockGradient{p.lik_h,           plan.scale, plan.batch,        plan.prior_h,
+                         &col_degree_[p.j], nullptr,    plan.information_h};
+  };
+
+  const auto pre_width = static_cast<std::size_t>(sampler_->pre_sum_count());
+  std::vector<double> pre;
+  if (pre_width > 0) {
+    KeyedPartials partials;
+    for (Pair& p : pairs) {
+      auto& w = partials[p.rb->id];
+      w.assign(pre_width, 0.0);
+      sampler_->PreSums(p.rb->state, w_gradient(p), RowNoise(plan, *p.rb), w.data());
+      auto& h = partials[B() + p.j];
+      h.assign(pre_width, 0.0);
+      sampler_->PreSums(*p.col, h_gradient(p), ColNoise(plan, p.j), h.data());
+    }
+    pre = OrderedSum(*comm_, partials, pre_width);
+  }
+  for (Pair& p : pairs) {
+    sampler_->StepWithSums(p.rb->state, w_gradient(p), plan.step, RowNoise(plan, *p.rb),
+                           pre.data());
+    sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
+  }
+  if (sampler_->needs_gradient_after_step()) {
+    // On the curvature subset S, which holds each minibatch entry with probability
+    // 1 / stride, so (N / |minibatch|) stride scales its sums to unbiased estimates of the
+    // minibatch's. Without a subset the pass has stride 1: the same bits as the gradient
+    // pass (FusedPassMatchesSeparatePasses).
+    const bool fisher_wanted = sampler_->needs_fisher_after_step();
+    Matrix lik_w_new, lik_h_new;
+    FisherSums fisher;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      Pair& p = pairs[i];
+      const Matrix& w_new = p.rb->state.theta;
+      const Matrix& h_new = p.col->theta;
+      lik_w_new.setZero(w_new.rows(), w_new.cols());
+      lik_h_new.setZero(h_new.rows(), h_new.cols());
+      AccumulateSubsetGradient(p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
+                               Minibatch(plan, p.rb->id, p.j), w_new, h_new, config_.shape,
+                               problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
+                               fisher_wanted ? &fisher : nullptr);
+      const Matrix* fisher_w = fisher_wanted ? &fisher.w : nullptr;
+      const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
+      const double scale =
+          subset ? plan.scale * static_cast<double>(curvature[i].subset.stride) : plan.scale;
+      const BlockGradient w_at_new{lik_w_new,    scale,         plan.batch,
+                                   plan.prior_w, &p.rb->degree, fisher_w};
+      const BlockGradient h_at_new{lik_h_new,         scale,   plan.batch, plan.prior_h,
+                                   &col_degree_[p.j], fisher_h};
+      if (subset) {
+        const CurvatureSubset& cs = curvature[i];
+        sampler_->AfterStep(
+            p.rb->state, w_at_new,
+            BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
+        sampler_->AfterStep(
+            *p.col, h_at_new,
+            BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
+      } else {
+        sampler_->AfterStep(p.rb->state, w_at_new);
+        sampler_->AfterStep(*p.col, h_at_new);
+      }
+    }
+  }
+  const auto post_width = static_cast<std::size_t>(sampler_->post_sum_count());
+  std::vector<double> post;
+  if (post_width > 0) {
+    KeyedPartials partials;
+    for (Pair& p : pairs) {
+      partials[p.rb->id].assign(post_width, 0.0);
+      sampler_->PostSums(p.rb->state, partials[p.rb->id].data());
+      partials[B() + p.j].assign(post_width, 0.0);
+      sampler_->PostSums(*p.col, partials[B() + p.j].data());
+    }
+    post = OrderedSum(*comm_, partials, post_width);
+  }
+  sampler_->EndIteration(pre.data(), post.data(), plan.step);
+}
+
+void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
+  // Partial sums keyed by row-block id (0..B-1) and column-block id (B..2B-1).
+  enum { kSse, kCount, kSq, kBiasSq, kRows, kWidth };
+  const int k = config_.shape.rank;
+  auto block_sums = [&](const Matrix& theta, double sse, double count) {
+    std::vector<double> v(kWidth, 0.0);
+    v[kSse] = sse;
+    v[kCount] = count;
+    v[kSq] = theta.leftCols(k).cast<double>().squaredNorm();
+    if (config_.shape.bias) v[kBiasSq] = theta.col(k).cast<double>().squaredNorm();
+    v[kRows] = static_cast<double>(theta.rows());
+    return v;
+  };
+  KeyedPartials row_part, col_part;
+  for (const RowBlock& rb : rows_)
+    row_part[rb.id] = block_sums(rb.state.theta, rb.minibatch_sse, rb.minibatch_count);
+  for (const auto& [j, block] : cols_) col_part[j] = block_sums(block.theta, 0.0, 0.0);
+  const std::vector<double> w = OrderedSum(*comm_, row_part, kWidth);
+  const std::vector<double> h = OrderedSum(*comm_, col_part, kWidth);
+
+  HyperStats stats;
+  // The minibatch SSE, scaled to the whole training set (the same N / |minibatch| scaling
+  // as the gradient), stands in for the full-data SSE in tau's conditional.
+  const double n = static_cast<double>(problem_.train.entries.size());
+  stats.n = n;
+  stats.sse = w[kCount] > 0 ? w[kSse] * n / w[kCount] : 0.0;
+  stats.w2 = w[kSq];
+  stats.w_count = w[kRows] * k;
+  stats.b2 = w[kBiasSq];
+  stats.b_count = w[kRows];
+  stats.h2 = h[kSq];
+  stats.h_count = h[kRows] * k;
+  stats.c2 = h[kBiasSq];
+  stats.c_count = h[kRows];
+  KeyedStream stream(config_.seed, Purpose::kHyper, 0, t);
+  hyper_ = SampleHyper(config_.priors, stats, stream);
+}
+
+// m_c = sum_r n_r theta_rc^2 / sum_r n_r over each side's rows (bpmf_metric.hpp), in one
+// ordered reduction of 2 (width + 1) numbers: row blocks fill the first half, column
+// blocks the second.
+void BpmfModel::Impl::UpdateInformationPerDatum() {
+  const int width = config_.shape.width(), k = config_.shape.rank;
+  const auto half = static_cast<std::size_t>(width + 1);
+  auto weighted_squares = [&](const Matrix& theta, const Eigen::VectorXf& count,
+                              std::size_t offset) {
+    std::vector<double> v(2 * half, 0.0);
+    for (Eigen::Index r = 0; r < theta.rows(); ++r) {
+      const double n = count[r];
+      for (int c = 0; c < k; ++c)
+        v[offset + c] += n * theta(r, c) * static_cast<double>(theta(r, c));
+      v[offset + width] += n;
+    }
+    return v;
+  };
+  KeyedPartials partials;
+  for (const RowBlock& rb : rows_) partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
+  for (const auto& [j, block] : cols_)
+    partials[B() + j] = weighted_squares(block.theta, col_degree_[j], half);
+  const std::vector<double> total = OrderedSum(*comm_, partials, 2 * half);
+  // The partner of a row is a column and vice versa; a bias's information per rating is tau.
+  auto information = [&](std::size_t partner) {
+    Eigen::VectorXf info = Eigen::VectorXf::Constant(width, static_cast<float>(hyper_.tau));
+    const double count = std::max(total[partner + width], 1.0);
+    for (int c = 0; c < k; ++c)
+      info[c] = static_cast<float>(hyper_.tau * total[partner + c] / count);
+    return info;
+  };
+  information_w_ = information(half);
+  information_h_ = information(0);
+}
+
+}  // namespace carousel
