@@ -41,7 +41,7 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
   const Matrix h = GatherColumns();
   enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kClipped, kWidth };
   KeyedPartials partials;
-  for (RowBlock& rb : rows_) {
+  for (BpmfRowBlock& rb : rows_) {
     std::vector<double> v(kWidth, 0.0);
     for (std::size_t e = 0; e < rb.test.size(); ++e) {
       const TestRating& r = rb.test[e];
@@ -110,7 +110,7 @@ void BpmfModel::Impl::CheckChainHealth(const TraceRow& row) const {
 }
 
 bool BpmfModel::Impl::AllFinite() const {
-  for (const RowBlock& rb : rows_)
+  for (const BpmfRowBlock& rb : rows_)
     if (!rb.state.theta.allFinite()) return false;
   for (const auto& [j, block] : cols_)
     if (!block.theta.allFinite()) return false;
@@ -121,7 +121,7 @@ MfPosterior BpmfModel::Impl::Posterior() {
   const int width = config_.shape.width();
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
-  for (const RowBlock& rb : rows_) {
+  for (const BpmfRowBlock& rb : rows_) {
     out.Put<std::int64_t>(rb.id);
     out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
     out.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));

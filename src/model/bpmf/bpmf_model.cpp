@@ -78,7 +78,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
         {grid_->rows().LocalIndex(r.row), grid_->cols().LocalIndex(r.col), r.value});
   }
   for (std::size_t k = 0; k < rows_.size(); ++k) {
-    RowBlock& rb = rows_[k];
+    BpmfRowBlock& rb = rows_[k];
     rb.id = first + static_cast<int>(k);
     const std::size_t n = grid_->rows().Members(rb.id).size();
     rb.tiles.resize(static_cast<std::size_t>(B()));
@@ -100,7 +100,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
       std::vector<Entry>().swap(entries);
     }
   }
-  for (RowBlock& rb : rows_) {
+  for (BpmfRowBlock& rb : rows_) {
     rb.degree =
         Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_->rows().Members(rb.id).size()));
     for (const TileRatings& tile : rb.tiles)
@@ -118,7 +118,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
     const TestRating& t = problem_.test[k];
     const int i = t.row == kUnknownId ? 0 : grid_->rows().BlockOf(t.row);
     if (!IsMine(i)) continue;
-    RowBlock& rb = rows_[static_cast<std::size_t>(i - first)];
+    BpmfRowBlock& rb = rows_[static_cast<std::size_t>(i - first)];
     rb.test.push_back(
         {t.row == kUnknownId ? kUnknownId : grid_->rows().LocalIndex(t.row), t.col, t.value});
     rb.test_index.push_back(k);
@@ -141,7 +141,7 @@ BlockState BpmfModel::Impl::FreshBlock(const std::vector<std::uint32_t>& members
 }
 
 void BpmfModel::Impl::InitialiseRowBlocks() {
-  for (RowBlock& rb : rows_) {
+  for (BpmfRowBlock& rb : rows_) {
     const auto& members = grid_->rows().Members(rb.id);
     rb.state = FreshBlock(members, Purpose::kInitRow);
     rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
@@ -156,7 +156,7 @@ void BpmfModel::Impl::InitialiseRowBlocks() {
   }
 }
 std::string BpmfModel::Impl::SaveRowBlock(int id) const {
-  const RowBlock& rb = Row(id);
+  const BpmfRowBlock& rb = Row(id);
   ByteWriter row;
   row.PutBytes(EncodeBlock(rb.state));
   row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
@@ -169,7 +169,7 @@ std::string BpmfModel::Impl::SaveRowBlock(int id) const {
 }
 
 void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
-  RowBlock& rb = Row(id);
+  BpmfRowBlock& rb = Row(id);
   ByteReader in(bytes);
   rb.state = DecodeBlock(in.GetBytes());
   in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
@@ -296,7 +296,7 @@ void BpmfModel::RestoreGlobal(const std::string& bytes) {
 }
 std::uint64_t BpmfModel::ratings_held() const {
   std::uint64_t n = 0;
-  for (const RowBlock& rb : impl_->rows_)
+  for (const BpmfRowBlock& rb : impl_->rows_)
     for (const TileRatings& tile : rb.tiles) n += tile.size();
   return n;
 }

@@ -17,7 +17,7 @@
 namespace carousel {
 
 // Everything one row-block carries: it never leaves its rank during a run.
-struct RowBlock {
+struct BpmfRowBlock {
   int id = 0;
   BlockState state;
   Matrix lik;                             // this iteration's likelihood gradient
@@ -46,10 +46,10 @@ struct BpmfModel::Impl {
 
   int B() const { return grid_->blocks(); }
   bool IsMine(int row_block) const { return layout_->RankOfRowBlock(row_block) == comm_->rank(); }
-  RowBlock& Row(int id) {
+  BpmfRowBlock& Row(int id) {
     return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
   }
-  const RowBlock& Row(int id) const {
+  const BpmfRowBlock& Row(int id) const {
     return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
   }
 
@@ -61,12 +61,12 @@ struct BpmfModel::Impl {
   std::string Fingerprint() const;
 
   void Plan(const IterationContext& ctx);
-  TileGradientResult TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j, const Matrix& w,
-                                    const Matrix& h, Matrix& lik_w, Matrix& lik_h,
+  TileGradientResult TileLikelihood(const IterationPlan& plan, BpmfRowBlock& rb, int j,
+                                    const Matrix& w, const Matrix& h, Matrix& lik_w, Matrix& lik_h,
                                     CurvatureSubset* curvature = nullptr) const;
   // The minibatch entries of tile (row block, j) at iteration t: the same on every rank.
   Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
-  NoiseKey RowNoise(const IterationPlan& plan, const RowBlock& rb) const;
+  NoiseKey RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const;
   NoiseKey ColNoise(const IterationPlan& plan, int j) const;
   bool coupled() const {
     return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
@@ -97,7 +97,7 @@ struct BpmfModel::Impl {
   std::unique_ptr<Sampler> sampler_;
   std::vector<CurvatureSubset> curvature_;  // CoupledStep's scratch, one per local tile
 
-  std::vector<RowBlock> rows_;
+  std::vector<BpmfRowBlock> rows_;
   std::map<int, BlockState> cols_;           // column blocks this rank holds now
   std::vector<Eigen::VectorXf> col_degree_;  // ratings of each item, by column block
   BpmfHyper hyper_;

@@ -35,9 +35,9 @@ void BpmfModel::Impl::Plan(const IterationContext& ctx) {
 }
 
 // Likelihood gradients of tile (rb, j) at the given points, into rb.lik and lik_h.
-TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, RowBlock& rb, int j,
-                                                   const Matrix& w, const Matrix& h, Matrix& lik_w,
-                                                   Matrix& lik_h,
+TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, BpmfRowBlock& rb,
+                                                   int j, const Matrix& w, const Matrix& h,
+                                                   Matrix& lik_w, Matrix& lik_h,
                                                    CurvatureSubset* curvature) const {
   lik_w.setZero(w.rows(), w.cols());
   lik_h.setZero(h.rows(), h.cols());
@@ -51,7 +51,7 @@ Subsample BpmfModel::Impl::Minibatch(const IterationPlan& plan, int row_block, i
                         static_cast<std::uint64_t>(grid_->TileId(row_block, j)), plan.t);
 }
 
-NoiseKey BpmfModel::Impl::RowNoise(const IterationPlan& plan, const RowBlock& rb) const {
+NoiseKey BpmfModel::Impl::RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const {
   return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_->rows().Members(rb.id)};
 }
 
@@ -73,7 +73,7 @@ void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
 void BpmfModel::Impl::LocalColumnSteps() {
   const IterationPlan& plan = *plan_;
   Matrix lik_h;
-  for (RowBlock& rb : rows_) {
+  for (BpmfRowBlock& rb : rows_) {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
     const TileGradientResult result =
@@ -89,7 +89,7 @@ void BpmfModel::Impl::LocalColumnSteps() {
 
 void BpmfModel::Impl::LocalRowSteps() {
   const IterationPlan& plan = *plan_;
-  for (RowBlock& rb : rows_)
+  for (BpmfRowBlock& rb : rows_)
     sampler_->Step(rb.state,
                    BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree, nullptr,
                                  plan.information_w},
@@ -103,13 +103,13 @@ void BpmfModel::Impl::LocalRowSteps() {
 void BpmfModel::Impl::CoupledStep() {
   const IterationPlan& plan = *plan_;
   struct Pair {
-    RowBlock* rb;
+    BpmfRowBlock* rb;
     int j;
     BlockState* col;
     Matrix lik_h;
   };
   std::vector<Pair> pairs;
-  for (RowBlock& rb : rows_) {
+  for (BpmfRowBlock& rb : rows_) {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
   }
@@ -228,7 +228,7 @@ void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
     return v;
   };
   KeyedPartials row_part, col_part;
-  for (const RowBlock& rb : rows_)
+  for (const BpmfRowBlock& rb : rows_)
     row_part[rb.id] = block_sums(rb.state.theta, rb.minibatch_sse, rb.minibatch_count);
   for (const auto& [j, block] : cols_) col_part[j] = block_sums(block.theta, 0.0, 0.0);
   const std::vector<double> w = OrderedSum(*comm_, row_part, kWidth);
@@ -270,7 +270,8 @@ void BpmfModel::Impl::UpdateInformationPerDatum() {
     return v;
   };
   KeyedPartials partials;
-  for (const RowBlock& rb : rows_) partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
+  for (const BpmfRowBlock& rb : rows_)
+    partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
   for (const auto& [j, block] : cols_)
     partials[B() + j] = weighted_squares(block.theta, col_degree_[j], half);
   const std::vector<double> total = OrderedSum(*comm_, partials, 2 * half);

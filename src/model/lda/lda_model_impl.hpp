@@ -1,0 +1,131 @@
+// LdaModel's state, shared by its two source files: set-up, one iteration, checkpoints
+// and the TileModel interface (lda_model.cpp); document-completion evaluation and the
+// posterior mean of the topics (lda_evaluation.cpp). Private to src/model/lda/.
+#pragma once
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "carousel/comm/ordered_sum.hpp"
+#include "carousel/model/lda/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_model.hpp"
+#include "carousel/model/lda/lda_tokens.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel {
+
+// A column block of topic-word state: everything that travels with it.
+struct LdaColBlock {
+  std::vector<double> theta;     // words x K, word-major
+  std::vector<double> momentum;  // the same shape for sgrhmc, else empty
+};
+
+struct LdaRowBlock {
+  int id = 0;
+  RowBlockTokens tokens;
+  std::vector<double> pred_sum;  // per test token: sum over collected evaluations of p(w)
+  // Sum of the collected phi samples of the column block with this row-block's id. Kept
+  // here, where it never moves, rather than with the travelling block: it changes only
+  // at evaluations, and every rank sees every column block during an evaluation.
+  std::vector<double> phi_sum;
+};
+
+inline std::string EncodeDoubles(const std::vector<const std::vector<double>*>& parts) {
+  std::size_t n = 0;
+  for (const auto* p : parts) n += p->size();
+  std::string bytes(n * sizeof(double), '\0');
+  char* out = bytes.data();
+  for (const auto* p : parts) {
+    std::memcpy(out, p->data(), p->size() * sizeof(double));
+    out += p->size() * sizeof(double);
+  }
+  return bytes;
+}
+
+inline void DecodeDoubles(const std::string& bytes,
+                          const std::vector<std::vector<double>*>& parts) {
+  std::size_t n = 0;
+  for (const auto* p : parts) n += p->size();
+  if (bytes.size() != n * sizeof(double))
+    throw Error(ExitCode::kInternal, "topic-word block of unexpected size");
+  const char* in = bytes.data();
+  for (auto* p : parts) {
+    std::memcpy(p->data(), in, p->size() * sizeof(double));
+    in += p->size() * sizeof(double);
+  }
+}
+
+inline double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// The problem's sizes and the training tokens of each stratum (for the size-weighted
+// random schedule), from the whole corpus: the same on every rank.
+struct CorpusSurvey {
+  LdaCounts counts;
+  std::vector<std::uint64_t> stratum_sizes;
+};
+
+struct LdaModel::Impl {
+  Impl(const LdaConfig& config, const Corpus& corpus)
+      : config_(config),
+        corpus_(corpus),
+        roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
+        gibbs_(config.topics) {}
+
+  int B() const { return grid_->blocks(); }
+  std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
+  std::size_t Words(int j) const { return grid_->cols().Members(j).size(); }
+  LdaRowBlock& Row(int id) {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+  const LdaRowBlock& Row(int id) const {
+    return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+  }
+  double seconds_sampling() const { return seconds_running_() - eval_seconds_; }
+
+  std::vector<std::uint64_t> Attach(const TileRun& run);
+  LdaColBlock FreshBlock(int j) const;
+  // A block of j's shape whose values are about to be overwritten.
+  LdaColBlock FreshShape(int j) const {
+    LdaColBlock block;
+    block.theta.resize(Words(j) * K());
+    if (HasMomentum(config_.sampler)) block.momentum.resize(block.theta.size());
+    return block;
+  }
+  std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
+  void UpdateTiles(std::uint64_t t, int stratum);
+  void Evaluate(const EvaluationContext& ctx);
+  std::vector<double> InverseTotal() const;
+  std::vector<double> TopicRows(std::size_t first, std::size_t count);
+  void StreamTopicWordMean(const TopicRowsSink& sink);
+  std::string Fingerprint() const;
+
+  LdaConfig config_;
+  const Corpus& corpus_;
+  std::vector<DocumentRole> roles_;
+  Communicator* comm_ = nullptr;
+  const TileGrid* grid_ = nullptr;
+  const RankLayout* layout_ = nullptr;
+  std::function<double()> seconds_running_;
+  CorpusSurvey survey_;
+
+  std::vector<LdaRowBlock> rows_;
+  std::map<int, LdaColBlock> cols_;  // column blocks this rank holds now
+  std::vector<double> total_;        // theta_k. over the whole vocabulary
+  KeyedPartials block_totals_;       // theta_k. of each updated block, for EndIteration
+  bool finite_ = true;               // the last update left every parameter finite
+  DocumentGibbs gibbs_;
+  TopicWordView view_;
+  std::uint64_t collected_ = 0;
+  std::vector<LdaTraceRow> trace_;
+  double eval_seconds_ = 0.0;
+  std::uint64_t tokens_swept_ = 0;  // by this run's training Gibbs sweeps, on this rank
+  double gibbs_seconds_ = 0.0;      // spent in them
+};
+
+}  // namespace carousel
