@@ -13,6 +13,9 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step) {
   try {
     step();
   } catch (const Error& e) {
+    // After a failed message this rank is out of step with the others' collectives: one
+    // more here could pair with one of theirs and hang. It stays local (MPI_Abort in main).
+    if (e.code() == ExitCode::kCommunication) throw;
     code = static_cast<int>(e.code());
     message = e.what();
   } catch (const std::bad_alloc&) {

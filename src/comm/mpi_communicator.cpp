@@ -22,8 +22,15 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Needs MPI_ERRORS_RETURN on MPI_COMM_WORLD (set in the constructor): under MPI's default
+// handler a failed call ends the job at once with MPI's own code, never reaching this.
 void Check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw Error(ExitCode::kInternal, std::string("MPI call failed: ") + what);
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) length = 0;
+  throw Error(ExitCode::kCommunication, std::string("a message between ranks failed: MPI_") + what +
+                                            ": " + std::string(text, length));
 }
 
 class MpiPending : public PendingExchange {
@@ -42,6 +49,8 @@ class MpiCommunicator : public Communicator {
       MPI_Init(argc, argv);
       owns_mpi_ = true;
     }
+    // A failed call then returns to Check, which names it and maps it to exit code 8.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }

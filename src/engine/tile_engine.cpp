@@ -64,7 +64,6 @@ class TileEngine::Impl {
     const int stratum = schedule_->At(0);
     for (int j = 0; j < grid_.blocks(); ++j)
       if (HoldsAt(j, stratum)) model_.InitColBlock(j);
-    model_.FinishInit();
   }
 
   void Restore(const std::string& payload);
@@ -89,6 +88,9 @@ class TileEngine::Impl {
   TileGrid grid_;
   RankLayout layout_;
   std::unique_ptr<StratumSchedule> schedule_;
+  // The model's FinishInit (a collective) is still due: it runs at the start of Run, so
+  // that the constructor communicates with no one and may run inside RunCollectively.
+  bool init_pending_ = true;
   std::uint64_t iteration_ = 0;
   std::uint64_t collected_ = 0;
   std::chrono::steady_clock::time_point start_;
@@ -124,6 +126,8 @@ void TileEngine::Impl::Evaluate(std::uint64_t t) {
 }
 
 bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
+  if (init_pending_) model_.FinishInit();
+  init_pending_ = false;
   while (iteration_ < options_.iterations) {
     const std::uint64_t t = iteration_;
     Step(t);
@@ -195,6 +199,7 @@ void TileEngine::Impl::Restore(const std::string& payload) {
     throw Error(ExitCode::kCheckpoint,
                 "checkpoint does not match this run's data and options (checkpoint: " +
                     saved.fingerprint + "; this run: " + model_.Fingerprint() + ")");
+  init_pending_ = false;  // the restored global state replaces FinishInit's
   iteration_ = saved.iteration;
   collected_ = saved.collected;
   seconds_before_ = saved.seconds;

@@ -10,6 +10,9 @@ namespace carousel {
 
 // Calls `step`; if it throws carousel::Error on one or more ranks, every rank throws a
 // collective Error with the exit code of the lowest failing rank, which alone prints it.
+// A failed message (ExitCode::kCommunication) is rethrown as it is, for MPI_Abort: the ranks
+// are no longer in step. So `step` should not communicate: an error on one rank before one
+// of its collectives would pair this rank's agreement with the others' collective (a hang).
 void RunCollectively(Communicator& comm, const std::function<void()>& step);
 
 }  // namespace carousel

@@ -39,6 +39,7 @@ struct EngineCallbacks {
 class TileEngine {
  public:
   // Attaches `model` to this rank's part of the grid and initialises its column blocks.
+  // Communicates with no one (so it may run inside RunCollectively).
   TileEngine(Communicator& comm, TileModel& model, const ChainOptions& options);
   ~TileEngine();
 

@@ -76,8 +76,8 @@ class TileModel {
   virtual std::vector<std::uint64_t> Attach(const TileRun& run) = 0;
   // A fresh column block j, held by this rank at the first stratum.
   virtual void InitColBlock(int j) = 0;
-  // Collective, once the fresh column blocks exist (not after a restore): global state
-  // derived from them (LDA's per-topic totals).
+  // Collective, once the fresh column blocks exist, before the first iteration (not after
+  // a restore): global state derived from them (LDA's per-topic totals).
   virtual void FinishInit() {}
 
   // ---- One iteration (see the header).

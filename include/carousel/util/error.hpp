@@ -11,13 +11,14 @@ namespace carousel {
 
 enum class ExitCode : int {
   kOk = 0,
-  kInternal = 1,     // a bug: an invariant of Carousel itself did not hold
-  kUsage = 2,        // bad command line option or option value
-  kInput = 3,        // input data missing, unreadable or malformed
-  kOutput = 4,       // an output or checkpoint could not be written
-  kCheckpoint = 5,   // a checkpoint is corrupt, truncated, or from a newer version
-  kDiverged = 6,     // the chain produced NaN/inf
-  kInterrupted = 7,  // stopped by SIGTERM after writing a checkpoint
+  kInternal = 1,       // a bug: an invariant of Carousel itself did not hold
+  kUsage = 2,          // bad command line option or option value
+  kInput = 3,          // input data missing, unreadable or malformed
+  kOutput = 4,         // an output or checkpoint could not be written
+  kCheckpoint = 5,     // a checkpoint is corrupt, truncated, or from a newer version
+  kDiverged = 6,       // the chain produced NaN/inf
+  kInterrupted = 7,    // stopped by SIGTERM after writing a checkpoint
+  kCommunication = 8,  // a message between ranks failed (an MPI call returned an error)
 };
 
 class Error : public std::runtime_error {
