@@ -61,6 +61,19 @@ expect_fail_mpi 3 "$T/fields.txt:2:" 2 mf --train "$T/good.txt" --test "$T/field
   "${SMALL[@]}" --out "$T/out"
 ok "bad --test file: exit 3 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
 
+# Each rank parses only its byte range of the file (src/io/line_ranges.cpp), yet an error
+# names the line of the whole file at any rank count: a bad line late in a file of 2,000,
+# and a duplicate whose two lines lie in different ranks.
+head -n 2000 "$ML100K/u1.base" | awk 'NR == 1733 { print $1, $2; next } { print }' >"$T/late.txt"
+head -n 2000 "$ML100K/u1.base" | awk 'NR == 1990 { print "1 1 5 0"; next } { print }' >"$T/dup.txt"
+for np in 1 3 4; do
+  expect_fail_mpi 3 "$T/late.txt:1733: malformed line" "$np" mf --train "$T/late.txt" \
+    "${SMALL[@]}" --out "$T/out"
+  expect_fail_mpi 3 "$T/dup.txt:1990: duplicate rating for user 1 item 1 (first at line 1)" \
+    "$np" mf --train "$T/dup.txt" "${SMALL[@]}" --out "$T/out"
+done
+ok "bad line 1733 and a duplicate across ranges: the same file:line on 1, 3 and 4 ranks"
+
 # ---------------------------------------------------------------------------------------
 # Accepted variants: same ratings in another dress give the same chain as the plain file.
 run_and_compare() {
@@ -92,6 +105,14 @@ ok "Matrix Market training file accepted: outputs identical to the whitespace fi
 } >"$T/u1.csv"
 run_and_compare csv "$T/u1.csv" "$TEST"
 ok "CSV with a header line accepted: outputs identical to the whitespace file"
+# The same CSV with CRLF ends, read in 4 byte ranges (the header in the first).
+sed 's/$/\r/' "$T/u1.csv" >"$T/u1crlf.csv"
+run_ok csv-p4 4 mf --train "$T/u1crlf.csv" --test "$TEST" --rank 4 --tiles 4 --seed 5 \
+  --iterations 60 --burn-in 20 --eval-every 10 --quiet --out "$T/csv-p4"
+run_ok plain-p1 1 mf --train "$ML100K/u1.base" --test "$TEST" --rank 4 --tiles 4 --seed 5 \
+  --iterations 60 --burn-in 20 --eval-every 10 --quiet --out "$T/plain-p1"
+same_outputs "$T/plain-p1" "$T/csv-p4" "CSV with CRLF on 4 ranks"
+ok "CSV with a header and CRLF ends on 4 ranks: outputs identical to the plain file on 1 rank"
 
 # ---------------------------------------------------------------------------------------
 # Option errors: exit 2, naming the option.

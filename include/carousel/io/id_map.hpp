@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "carousel/io/ratings_reader.hpp"
 #include "carousel/data/rating_matrix.hpp"
+#include "carousel/io/ratings_reader.hpp"
 
 namespace carousel::io {
 
