@@ -153,7 +153,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
   io::LoadedMf data;
-  data = io::LoadMf(comm, options.input);
+  RunCollectively(comm, [&] { data = io::LoadMf(options.input); });
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever

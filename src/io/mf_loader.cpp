@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "carousel/comm/collective.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -28,16 +27,21 @@ std::vector<std::int64_t> Column(const RatingsFile& f, bool users) {
   return ids;
 }
 
-// Everything after reading: the split, the id maps, the dense matrices. The same on every
-// rank, and communicates with no one.
-LoadedMf Assemble(const MfInput& input, RatingsFile train, RatingsFile test) {
-  if (input.test.empty() && input.test_fraction > 0.0) {
+}  // namespace
+
+LoadedMf LoadMf(const MfInput& input) {
+  RatingsFile train = ReadRatings(input.train, input.format);
+  RatingsFile test;
+  if (!input.test.empty()) {
+    test = ReadRatings(input.test, input.format);
+  } else if (input.test_fraction > 0.0) {
     RatingsFile all = std::move(train);
     train = RatingsFile{};
     Split(all, input.test_fraction, input.seed, train, test);
     if (train.ratings.empty())
       throw InputError(input.train, "no training ratings left after the test split");
   }
+
   LoadedMf out;
   out.users = IdMap::FromIds(Column(train, true));
   out.items = IdMap::FromIds(Column(train, false));
@@ -62,17 +66,6 @@ LoadedMf Assemble(const MfInput& input, RatingsFile train, RatingsFile test) {
     out.test_user.push_back(r.user);
     out.test_item.push_back(r.item);
   }
-  return out;
-}
-
-}  // namespace
-
-LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
-  RatingsFile train = ReadRatingsByRank(comm, input.train, input.format);
-  RatingsFile test;
-  if (!input.test.empty()) test = ReadRatingsByRank(comm, input.test, input.format);
-  LoadedMf out;
-  RunCollectively(comm, [&] { out = Assemble(input, std::move(train), std::move(test)); });
   return out;
 }
 

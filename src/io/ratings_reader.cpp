@@ -17,8 +17,6 @@
 #include <tuple>
 #include <utility>
 
-#include "carousel/comm/collective.hpp"
-#include "carousel/io/line_ranges.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -149,18 +147,14 @@ std::string MalformedLine(RatingsFormat format, std::size_t found) {
   return "malformed line: expected " + std::string(expected) + ", found " + std::to_string(found);
 }
 
-// Parses the lines of `text`, the first of which is line `first_line` of the file;
-// `holds_first_data_line`: the file's first non-blank line is in `text` (where a CSV header
-// may be).
-void ParseDelimited(std::string_view text, std::size_t first_line, bool holds_first_data_line,
-                    RatingsFile* file) {
+void ParseDelimited(std::string_view text, RatingsFile* file) {
   Lines lines(text);
   std::string_view line;
   Fields fields;
-  bool first_data_line = holds_first_data_line;
+  bool first_data_line = true;
   while (lines.Next(&line)) {
     if (IsBlankLine(line)) continue;
-    const Location at{file->path, first_line - 1 + lines.number()};
+    const Location at{file->path, lines.number()};
     const std::size_t count = Split(line, file->format, &fields);
     // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
     // Elsewhere a non-numeric first line is more likely the wrong file or format.
@@ -345,78 +339,6 @@ const char* RatingsFormatName(RatingsFormat format) {
   return "unknown";
 }
 
-namespace {
-
-// What each rank learns of its byte range before parsing it (ReadRatingsByRank).
-struct RangeSurvey {
-  std::uint64_t line_ends = 0;  // '\n' in the range
-  std::uint8_t has_data = 0;    // a non-blank line
-  std::uint8_t format = 0;      // RatingsFormat detected from its first data line
-};
-
-}  // namespace
-
-RatingsFile ReadRatingsByRank(Communicator& comm, const std::string& path, RatingsFormat format) {
-  std::string contents;
-  std::string_view text;
-  RangeSurvey mine;
-  RunCollectively(comm, [&] {
-    const std::uint64_t size = FileSize(path);
-    contents = ReadFileRange(path, LineAlignedRange(path, size, comm.rank(), comm.size()));
-    text = comm.rank() == 0 ? StripByteOrderMark(contents) : std::string_view(contents);
-    mine.line_ends = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
-    mine.has_data = !IsBlankText(text);
-    const bool banner = comm.rank() == 0 && StartsWithNoCase(text, kBanner);
-    mine.format = static_cast<std::uint8_t>(
-        banner ? RatingsFormat::kMatrixMarket
-               : (mine.has_data ? DetectFormat(path, text) : RatingsFormat::kWhitespace));
-  });
-  const std::vector<std::string> parts =
-      comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
-  std::vector<RangeSurvey> surveys(parts.size());
-  for (std::size_t p = 0; p < parts.size(); ++p)
-    std::memcpy(&surveys[p], parts[p].data(), sizeof(RangeSurvey));
-  int first_data = -1;
-  std::size_t first_line = 1;  // of this rank's range: one after the line ends before it
-  for (int p = 0; p < comm.size(); ++p) {
-    if (first_data < 0 && surveys[p].has_data) first_data = p;
-    if (p < comm.rank()) first_line += surveys[p].line_ends;
-  }
-  RatingsFile file{path, format, {}};
-  RunCollectively(comm, [&] {
-    if (first_data < 0) throw InputError(path, "empty file: no ratings");
-    if (file.format == RatingsFormat::kAuto)
-      file.format = static_cast<RatingsFormat>(surveys[first_data].format);
-  });
-  // A Matrix Market file's banner and size line come first and its entry count is global:
-  // every rank reads it whole.
-  if (file.format == RatingsFormat::kMatrixMarket) {
-    RunCollectively(comm, [&] { file = ReadRatings(path, file.format); });
-    return file;
-  }
-  RunCollectively(comm, [&] {
-    file.ratings.reserve(mine.line_ends + 1);
-    ParseDelimited(text, first_line, comm.rank() == first_data, &file);
-  });
-  // Every rank gets every rating, in file order (the ranges in rank order).
-  std::string().swap(contents);
-  const std::vector<std::string> gathered = comm.AllGather(std::string(
-      reinterpret_cast<const char*>(file.ratings.data()), file.ratings.size() * sizeof(RawRating)));
-  std::size_t total = 0;
-  for (const std::string& g : gathered) total += g.size() / sizeof(RawRating);
-  file.ratings.resize(total);
-  char* out = reinterpret_cast<char*>(file.ratings.data());
-  for (const std::string& g : gathered) {
-    std::memcpy(out, g.data(), g.size());
-    out += g.size();
-  }
-  RunCollectively(comm, [&] {
-    if (file.ratings.empty()) throw InputError(path, "no ratings in file");
-    CheckNoDuplicates(file);
-  });
-  return file;
-}
-
 RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
   const std::string contents = ReadWholeFile(path);
   const std::string_view text = StripByteOrderMark(contents);
@@ -429,7 +351,7 @@ RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
   if (file.format == RatingsFormat::kMatrixMarket) {
     ParseMatrixMarket(text, &file);
   } else {
-    ParseDelimited(text, 1, true, &file);
+    ParseDelimited(text, &file);
   }
   if (file.ratings.empty()) throw InputError(path, "no ratings in file");
   CheckNoDuplicates(file);

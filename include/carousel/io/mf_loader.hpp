@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 
-#include "carousel/comm/communicator.hpp"
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/io/id_map.hpp"
 #include "carousel/io/ratings_reader.hpp"
@@ -27,9 +26,7 @@ struct LoadedMf {
   std::uint64_t cold_test = 0;  // test ratings whose user or item is not in training
 };
 
-// Each rank reads its byte range of the rating files (ReadRatingsByRank); every rank gets
-// the whole problem. Collective; throws carousel::Error (kInput) on every rank for
-// unreadable or malformed files.
-LoadedMf LoadMf(Communicator& comm, const MfInput& input);
+// Throws carousel::Error (kInput) for unreadable or malformed files.
+LoadedMf LoadMf(const MfInput& input);
 
 }  // namespace carousel::io

@@ -13,10 +13,6 @@
 #include <string>
 #include <vector>
 
-namespace carousel {
-class Communicator;
-}
-
 namespace carousel::io {
 
 enum class RatingsFormat {
@@ -53,14 +49,5 @@ struct RatingsFile {
 // ExitCode::kInput for a missing or unreadable file, a file without ratings, a malformed
 // line, a bad id or rating, or a (user, item) pair rated twice.
 RatingsFile ReadRatings(const std::string& path, RatingsFormat format = RatingsFormat::kAuto);
-
-// The same file as ReadRatings, each rank reading and parsing only its byte range
-// (line_ranges.hpp) of a delimited file (movielens, whitespace, csv); the ratings are then
-// gathered on every rank in file order, and the whole-file checks run as in ReadRatings. A
-// Matrix Market file, whose banner and size line must be read first, is read whole by every
-// rank. Collective: every error ends every rank with one message, from the rank whose range
-// holds the first bad line (so the same file:line as ReadRatings).
-RatingsFile ReadRatingsByRank(Communicator& comm, const std::string& path,
-                              RatingsFormat format = RatingsFormat::kAuto);
 
 }  // namespace carousel::io
