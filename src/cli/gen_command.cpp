@@ -1,10 +1,13 @@
 // `carousel gen mf`: ratings drawn from the BPMF model with known factors, shaped like
-// MovieLens 1M by default, for the built-in demo and for tests.
+// MovieLens 1M by default, for the built-in demo and for tests. `carousel gen lda`: a
+// corpus drawn from LDA with known topics, shaped like KOS by default.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/io/npy.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
+#include "carousel/model/lda/lda_generator.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -22,13 +25,42 @@ int RunGenCommand(const std::vector<std::string>& args) {
   mf->add_option("--noise", o.noise, "sd of the rating noise")->check(CLI::Range(0.0, 100.0));
   mf->add_option("--seed", o.seed, "seed");
   mf->add_option("--out", out, "output file (user item rating per line)")->required();
+
+  CLI::App* lda = app.add_subcommand("lda", "a UCI bag-of-words corpus from LDA with known topics");
+  lda->option_defaults()->always_capture_default();
+  LdaGeneratorOptions l;
+  std::string topics_out;
+  lda->add_option("--documents", l.documents, "number of documents")
+      ->check(CLI::Range(1u, 1u << 31));
+  lda->add_option("--vocabulary", l.vocabulary, "number of words")->check(CLI::Range(1u, 1u << 31));
+  lda->add_option("--topics", l.topics, "number of true topics K")->check(CLI::Range(1, 65535));
+  lda->add_option("--mean-length", l.mean_length, "Poisson mean of a document's tokens");
+  lda->add_option("--alpha", l.alpha, "document-topic Dirichlet parameter");
+  lda->add_option("--beta", l.beta, "topic-word concentration per word (beta V in all)");
+  lda->add_option("--zipf", l.zipf, "exponent of the Zipf-like base word frequencies");
+  lda->add_option("--seed", l.seed, "seed");
+  lda->add_option("--out", out, "output file (UCI docword)")->required();
+  lda->add_option("--topics-out", topics_out, "also write the true topics, K x V float64 .npy");
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    throw HelpRequested{mf->parsed() ? mf->help() : app.help()};
+    throw HelpRequested{mf->parsed() ? mf->help() : lda->parsed() ? lda->help() : app.help()};
   } catch (const CLI::ParseError& e) {
     throw Error(ExitCode::kUsage, std::string("carousel gen: ") + e.what());
+  }
+  if (lda->parsed()) {
+    const GeneratedCorpus data = GenerateLda(l);
+    WriteUciCorpus(out, data.corpus);
+    if (!topics_out.empty())
+      io::WriteNpy(topics_out, data.phi.data(),
+                   {static_cast<std::size_t>(l.topics), static_cast<std::size_t>(l.vocabulary)});
+    std::printf(
+        "carousel gen lda: %u documents, %llu tokens (%zu distinct document-word pairs), "
+        "%u words, %d topics written to %s\n",
+        l.documents, static_cast<unsigned long long>(data.corpus.tokens()), data.corpus.word.size(),
+        l.vocabulary, l.topics, out.c_str());
+    return 0;
   }
   const GeneratedRatings data = GenerateMf(o);
   WriteRatingsText(out, data);

@@ -28,6 +28,7 @@ std::string Usage() {
   text +=
       "tools:\n"
       "  gen mf   synthetic ratings with known factors\n"
+      "  gen lda  a synthetic corpus with known topics\n"
       "  samplers the samplers, the models they run on and their papers\n"
       "  version  print the version\n";
   return text;
