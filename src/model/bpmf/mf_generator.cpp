@@ -11,6 +11,7 @@
 #include <limits>
 #include <utility>
 
+#include "carousel/util/alias_table.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -34,45 +35,6 @@ enum StreamKind : std::uint64_t {
   kItemStream = 1,  // id = item: weight, bias, factors
   kSeedStream = 2,  // id = 0: which user gets each item's guaranteed rating
   kRowStream = 3,   // id = user: the user's items, then the noise of its ratings
-};
-
-// Vose's alias method: O(1) draws from a fixed discrete distribution.
-class AliasTable {
- public:
-  explicit AliasTable(const std::vector<double>& weights)
-      : prob_(weights.size()), alias_(weights.size()) {
-    const std::size_t n = weights.size();
-    double total = 0.0;
-    for (double w : weights) total += w;
-    std::vector<double> scaled(n);
-    std::vector<std::uint32_t> small, large;
-    for (std::size_t i = 0; i < n; ++i) {
-      scaled[i] = weights[i] * static_cast<double>(n) / total;
-      (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
-    }
-    while (!small.empty() && !large.empty()) {
-      const std::uint32_t s = small.back(), l = large.back();
-      small.pop_back();
-      prob_[s] = scaled[s];
-      alias_[s] = l;
-      scaled[l] = (scaled[l] + scaled[s]) - 1.0;
-      if (scaled[l] < 1.0) {
-        large.pop_back();
-        small.push_back(l);
-      }
-    }
-    for (std::uint32_t i : large) prob_[i] = 1.0, alias_[i] = i;
-    for (std::uint32_t i : small) prob_[i] = 1.0, alias_[i] = i;  // rounding leftovers
-  }
-
-  std::uint32_t Draw(KeyedStream& rng) const {
-    const auto i = static_cast<std::uint32_t>(rng.below(prob_.size()));
-    return rng.uniform() < prob_[i] ? i : alias_[i];
-  }
-
- private:
-  std::vector<double> prob_;
-  std::vector<std::uint32_t> alias_;
 };
 
 void CheckOptions(const MfGeneratorOptions& o) {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/util/alias_table.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -26,43 +27,6 @@ void CheckOptions(const LdaGeneratorOptions& o) {
   if (!(o.zipf >= 0.0) || !std::isfinite(o.zipf))
     throw UsageError("--zipf", "must be a non-negative number");
 }
-
-// Walker's alias table: draws index i with probability p_i in O(1).
-class AliasTable {
- public:
-  explicit AliasTable(const std::vector<double>& p) : prob_(p.size()), alias_(p.size()) {
-    const double n = static_cast<double>(p.size());
-    std::vector<double> scaled(p.size());
-    std::vector<std::uint32_t> small, large;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      scaled[i] = p[i] * n;
-      (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
-    }
-    while (!small.empty() && !large.empty()) {
-      const std::uint32_t s = small.back(), l = large.back();
-      small.pop_back();
-      prob_[s] = scaled[s];
-      alias_[s] = l;
-      scaled[l] -= 1.0 - scaled[s];
-      if (scaled[l] < 1.0) {
-        large.pop_back();
-        small.push_back(l);
-      }
-    }
-    for (std::uint32_t i : large) prob_[i] = 1.0;
-    for (std::uint32_t i : small) prob_[i] = 1.0;  // rounding leftovers
-  }
-
-  std::uint32_t Draw(KeyedStream& rng) const {
-    const double u = rng.uniform() * static_cast<double>(prob_.size());
-    const auto i = std::min(static_cast<std::size_t>(u), prob_.size() - 1);
-    return u - static_cast<double>(i) < prob_[i] ? static_cast<std::uint32_t>(i) : alias_[i];
-  }
-
- private:
-  std::vector<double> prob_;
-  std::vector<std::uint32_t> alias_;
-};
 
 // Poisson(mean) by counting the arrivals of a unit-rate process before `mean`: exact, and
 // its O(mean) uniforms cost about what drawing the document's tokens costs anyway.
