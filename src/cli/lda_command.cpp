@@ -150,17 +150,16 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
 
-  std::unique_ptr<LdaModel> model_holder;
-  std::unique_ptr<TileEngine> engine;
-  RunCollectively(comm, [&] {
-    model_holder = std::make_unique<LdaModel>(config, corpus);
-    engine = std::make_unique<TileEngine>(comm, *model_holder, config.chain());
-    if (model_holder->counts().train_documents == 0)
-      throw InputError(corpus.path, "no training documents (every document is empty or held out)");
-    if (!resume_payload.empty()) engine->Restore(resume_payload);
-    if (comm.rank() == 0) io::EnsureDirectory(options.basics.out);
-  });
-  LdaModel& model = *model_holder;
+  const Chain<LdaModel> chain = StartChain<LdaModel>(
+      comm, [&] { return std::make_unique<LdaModel>(config, corpus); }, config.chain(),
+      resume_payload, options.basics.out,
+      [&](const LdaModel& m) {
+        if (m.counts().train_documents == 0)
+          throw InputError(corpus.path,
+                           "no training documents (every document is empty or held out)");
+      });
+  LdaModel& model = *chain.model;
+  TileEngine* engine = chain.engine.get();
 
   const LdaCounts counts = model.counts();
   const std::string comments =

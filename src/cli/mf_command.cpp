@@ -185,15 +185,11 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                              options.basics.quiet);
   }
 
-  std::unique_ptr<BpmfModel> model_holder;
-  std::unique_ptr<TileEngine> engine;
-  RunCollectively(comm, [&] {
-    model_holder = std::make_unique<BpmfModel>(config, data.problem);
-    engine = std::make_unique<TileEngine>(comm, *model_holder, config.chain());
-    if (!resume_payload.empty()) engine->Restore(resume_payload);
-    if (comm.rank() == 0) io::EnsureDirectory(options.basics.out);
-  });
-  BpmfModel& model = *model_holder;
+  const Chain<BpmfModel> chain = StartChain<BpmfModel>(
+      comm, [&] { return std::make_unique<BpmfModel>(config, data.problem); }, config.chain(),
+      resume_payload, options.basics.out);
+  BpmfModel& model = *chain.model;
+  TileEngine* engine = chain.engine.get();
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
   const std::string trace_path = options.basics.out + "/trace.csv";

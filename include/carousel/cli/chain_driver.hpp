@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
+#include "carousel/io/atomic_file.hpp"
 
 namespace carousel::cli {
 
@@ -36,6 +38,31 @@ std::string ParseOrResume(Communicator& comm, const std::vector<std::string>& ar
 // --tiles not given (0): one tile per rank. RankLayout checks that it divides.
 inline void ResolveTiles(const Communicator& comm, int& tiles) {
   if (tiles <= 0) tiles = comm.size();
+}
+
+// A model and the engine that runs it.
+template <class Model>
+struct Chain {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<TileEngine> engine;
+};
+
+// Builds the model with `make()`, the engine over it (attaching the model), runs `check`
+// on the attached model, restores `resume_payload` when there is one, and creates the
+// output directory on rank 0. Collective: one message for the job on an error.
+template <class Model, class Make>
+Chain<Model> StartChain(
+    Communicator& comm, Make make, const ChainOptions& options, const std::string& resume_payload,
+    const std::string& out, const std::function<void(const Model&)>& check = [](const Model&) {}) {
+  Chain<Model> chain;
+  RunCollectively(comm, [&] {
+    chain.model = make();
+    chain.engine = std::make_unique<TileEngine>(comm, *chain.model, options);
+    check(*chain.model);
+    if (!resume_payload.empty()) chain.engine->Restore(resume_payload);
+    if (comm.rank() == 0) io::EnsureDirectory(out);
+  });
+  return chain;
 }
 
 // What the driver asks of a model command while the chain runs; all on rank 0.
