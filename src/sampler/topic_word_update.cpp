@@ -14,16 +14,11 @@ SimplexSampler ParseSimplexSampler(const std::string& name) {
   return *FindSampler(name, BlockKind::kSimplex).simplex;
 }
 
+// The registry's name of the sampler whose simplex update is `sampler`.
 const char* SimplexSamplerName(SimplexSampler sampler) {
-  switch (sampler) {
-    case SimplexSampler::kScir:
-      return "scir";
-    case SimplexSampler::kSgrld:
-      return "sgrld";
-    case SimplexSampler::kSgrhmc:
-      return "sgrhmc";
-  }
-  return "?";
+  for (const SamplerInfo& info : SamplerRegistry())
+    if (info.simplex == sampler) return info.name.c_str();
+  throw Error(ExitCode::kInternal, "simplex sampler missing from the registry");
 }
 
 bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint32_t>& word_ids,

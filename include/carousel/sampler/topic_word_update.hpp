@@ -26,7 +26,8 @@ namespace carousel {
 
 enum class SimplexSampler { kScir, kSgrld, kSgrhmc };
 
-// "scir", "sgrld" or "sgrhmc"; throws UsageError("--sampler", ...) otherwise.
+// By the registry's names (registry.hpp): "scir", "sgrld" or "sgrhmc"; throws
+// UsageError("--sampler", ...) naming the known ones otherwise.
 SimplexSampler ParseSimplexSampler(const std::string& name);
 const char* SimplexSamplerName(SimplexSampler sampler);
 // Whether the update needs theta_k. and count_hat_k. (one reduction of K numbers).
