@@ -27,35 +27,31 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-MfProblem MakeProblem(const GeneratedRatings& g, std::uint32_t users, std::uint32_t items) {
-  MfProblem p;
-  p.train.rows = users;
-  p.train.cols = items;
-  double sum = 0;
-  for (std::size_t n = 0; n < g.rating.size(); ++n) {
-    p.train.entries.push_back({g.user[n], g.item[n], g.rating[n]});
-    sum += g.rating[n];
-  }
-  p.mu = static_cast<float>(sum / g.rating.size());
-  return p;
+RatingMatrix MakeRatings(const GeneratedRatings& g, std::uint32_t users, std::uint32_t items) {
+  RatingMatrix m{users, items, {}};
+  for (std::size_t n = 0; n < g.rating.size(); ++n)
+    m.entries.push_back({g.user[n], g.item[n], g.rating[n]});
+  return m;
 }
 
 // The gradient pass over one tile holding all ratings, repeated for `seconds`.
-double KernelRate(const MfProblem& p, int k, double seconds) {
+double KernelRate(const RatingMatrix& m, int k, double seconds) {
   BpmfShape shape{k, true};
+  std::vector<Rating> share;
+  const MfProblem p = WholeMfProblem(m, {}, 1, 1, &share);
   TileRatings tile;
-  tile.row_start.assign(p.train.rows + 1, 0);
-  for (const Rating& r : p.train.entries) tile.row_start[r.row + 1]++;
-  for (std::uint32_t r = 0; r < p.train.rows; ++r) tile.row_start[r + 1] += tile.row_start[r];
-  tile.col.resize(p.train.entries.size());
-  tile.value.resize(p.train.entries.size());
+  tile.row_start.assign(m.rows + 1, 0);
+  for (const Rating& r : m.entries) tile.row_start[r.row + 1]++;
+  for (std::uint32_t r = 0; r < m.rows; ++r) tile.row_start[r + 1] += tile.row_start[r];
+  tile.col.resize(m.entries.size());
+  tile.value.resize(m.entries.size());
   std::vector<std::uint32_t> fill(tile.row_start.begin(), tile.row_start.end() - 1);
-  for (const Rating& r : p.train.entries) {  // generator output is sorted by user
+  for (const Rating& r : m.entries) {  // generator output is sorted by user
     tile.col[fill[r.row]] = r.col;
     tile.value[fill[r.row]++] = r.value;
   }
-  Matrix w = Matrix::Constant(p.train.rows, shape.width(), 0.1f);
-  Matrix h = Matrix::Constant(p.train.cols, shape.width(), 0.1f);
+  Matrix w = Matrix::Constant(m.rows, shape.width(), 0.1f);
+  Matrix h = Matrix::Constant(m.cols, shape.width(), 0.1f);
   Matrix gw(w.rows(), w.cols()), gh(h.rows(), h.cols());
   std::uint64_t done = 0;
   const double start = Now();
@@ -70,17 +66,19 @@ double KernelRate(const MfProblem& p, int k, double seconds) {
   return static_cast<double>(done) / (Now() - start);
 }
 
-double IterationRate(const MfProblem& p, int k, const std::string& sampler, double seconds) {
+double IterationRate(const RatingMatrix& m, int k, const std::string& sampler, double seconds) {
   MfConfig c;
   c.shape = BpmfShape{k, true};
   c.sampler.name = sampler;
-  c.step.a = sampler == "sgld" ? 1e-4 : 0.05 / p.train.entries.size();
+  c.step.a = sampler == "sgld" ? 1e-4 : 0.05 / m.entries.size();
   c.tiles = 1;
   c.iterations = 1u << 30;
   c.eval_every = 1u << 30;
   c.burn_in = 0;
   auto comm = MakeSerialCommunicator();
-  BpmfModel model(c, p);
+  std::vector<Rating> share;
+  const MfProblem p = WholeMfProblem(m, {}, c.tiles, c.seed, &share);
+  BpmfModel model(c, p, std::move(share));
   TileEngine engine(*comm, model, c.chain());
   EngineCallbacks callbacks;
   const double start = Now();
@@ -94,7 +92,7 @@ double IterationRate(const MfProblem& p, int k, const std::string& sampler, doub
   engine.Run(callbacks);
   // The stop request writes one checkpoint payload; subtract nothing (it is small) but
   // count only the iterations that ran.
-  return static_cast<double>(iterations * p.train.entries.size()) / (Now() - begin);
+  return static_cast<double>(iterations * m.entries.size()) / (Now() - begin);
 }
 
 }  // namespace
@@ -111,7 +109,7 @@ int main(int argc, char** argv) {
   MfGeneratorOptions g;
   g.ratings = ratings;
   const GeneratedRatings data = GenerateMf(g);
-  const MfProblem problem = MakeProblem(data, g.users, g.items);
+  const RatingMatrix problem = MakeRatings(data, g.users, g.items);
   std::printf("K,kernel_ratings_per_s,iteration_ratings_per_s,sampler,ratings\n");
   for (int k : {10, 32, 100}) {
     const double kernel = KernelRate(problem, k, seconds);

@@ -1,6 +1,7 @@
 // `carousel mf --sampler gibbs`: the exact Gibbs sampler for the same BPMF model, the
 // reference against which the SG-MCMC samplers are checked. One process; test ratings of
 // unseen users or items are left out of its RMSE and predicted by the training mean.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,7 +33,13 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
     known.push_back(k);
   }
   const auto start = std::chrono::steady_clock::now();
-  const GibbsResult result = RunBpmfGibbs(data.problem.train, test, options);
+  // One process holds every rating; sorted by (user, item), so that the sums within a row
+  // or column do not depend on the order of the file's lines.
+  RatingMatrix train{data.problem.rows, data.problem.cols, data.share};
+  std::sort(train.entries.begin(), train.entries.end(), [](const Rating& a, const Rating& b) {
+    return a.row != b.row ? a.row < b.row : a.col < b.col;
+  });
+  const GibbsResult result = RunBpmfGibbs(train, test, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

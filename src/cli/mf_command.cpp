@@ -139,9 +139,9 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"train", o.input.train},
           {"test", o.input.test.empty() ? "fraction " + io::FormatReal(o.input.test_fraction)
                                         : o.input.test},
-          {"users", std::to_string(data.problem.train.rows)},
-          {"items", std::to_string(data.problem.train.cols)},
-          {"train_ratings", std::to_string(data.problem.train.entries.size())},
+          {"users", std::to_string(data.problem.rows)},
+          {"items", std::to_string(data.problem.cols)},
+          {"train_ratings", std::to_string(data.problem.train_count)},
           {"test_ratings", std::to_string(data.problem.test.size())},
           {"cold_test_ratings", std::to_string(data.cold_test)}};
 }
@@ -152,10 +152,10 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   MfCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
-  io::LoadedMf data;
-  RunCollectively(comm, [&] { data = io::LoadMf(options.input); });
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
+  options.input.tiles = config.tiles;
+  io::LoadedMf data = io::LoadMf(comm, options.input);
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
   // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
   // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc
@@ -186,8 +186,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   }
 
   const Chain<BpmfModel> chain = StartChain<BpmfModel>(
-      comm, [&] { return std::make_unique<BpmfModel>(config, data.problem); }, config.chain(),
-      resume_payload, options.basics.out);
+      comm,
+      [&] { return std::make_unique<BpmfModel>(config, data.problem, std::move(data.share)); },
+      config.chain(), resume_payload, options.basics.out);
   BpmfModel& model = *chain.model;
   TileEngine* engine = chain.engine.get();
 

@@ -1,5 +1,6 @@
 #include "carousel/comm/collective.hpp"
 
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -28,6 +29,26 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step) {
     const bool mine = r == comm.rank();
     throw Error(static_cast<ExitCode>(codes[r]), mine ? message : "").SetCollective(!mine);
   }
+}
+
+double ContinueInRankOrder(Communicator& comm, double start,
+                           const std::function<double(double)>& step) {
+  constexpr int kTag = 0x0DE7;
+  auto bytes_of = [](double v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); };
+  double running = start;
+  if (comm.rank() > 0) {
+    std::vector<Message> expected{{comm.rank() - 1, kTag, std::string(sizeof(double), '\0')}};
+    const std::vector<Message> got =
+        comm.FinishExchange(comm.StartExchange({}, std::move(expected)));
+    std::memcpy(&running, got.at(0).bytes.data(), sizeof running);
+  }
+  running = step(running);
+  if (comm.rank() + 1 < comm.size())
+    comm.FinishExchange(comm.StartExchange({{comm.rank() + 1, kTag, bytes_of(running)}}, {}));
+  const std::vector<std::string> all = comm.AllGather(bytes_of(running));
+  double last = 0.0;
+  std::memcpy(&last, all.back().data(), sizeof last);
+  return last;
 }
 
 }  // namespace carousel

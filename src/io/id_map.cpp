@@ -69,6 +69,23 @@ std::int64_t IdMap::External(std::uint32_t dense) const {
   return externals_[dense];
 }
 
+void IdSet::Compact() {
+  std::sort(large_.begin(), large_.end());
+  large_.erase(std::unique(large_.begin(), large_.end()), large_.end());
+  compacted_ = large_.size();
+}
+
+std::vector<std::int64_t> IdSet::Sorted() {
+  Compact();
+  std::vector<std::int64_t> ids;
+  for (std::size_t w = 0; w < bits_.size(); ++w)
+    for (std::uint64_t word = bits_[w]; word != 0; word &= word - 1)
+      ids.push_back(
+          static_cast<std::int64_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
+  ids.insert(ids.end(), large_.begin(), large_.end());  // all >= 2^28, after the bitmap's
+  return ids;
+}
+
 RatingMatrix ToMatrix(const RatingsFile& file, const IdMap& users, const IdMap& items,
                       std::vector<RawRating>* unmapped) {
   RatingMatrix matrix;

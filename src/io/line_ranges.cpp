@@ -1,5 +1,6 @@
 #include "carousel/io/line_ranges.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -61,15 +62,57 @@ std::uint64_t FileSize(const std::string& path) {
 }
 
 ByteRange LineAlignedRange(const std::string& path, std::uint64_t size, int part, int parts) {
+  return LineAlignedRange(path, ByteRange{0, size}, part, parts);
+}
+
+ByteRange LineAlignedRange(const std::string& path, const ByteRange& whole, int part, int parts) {
+  const std::uint64_t length = whole.end - whole.begin;
   auto nominal = [&](int p) {
-    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) *
+    return whole.begin +
+           static_cast<std::uint64_t>(static_cast<unsigned __int128>(length) *
                                       static_cast<unsigned>(p) / static_cast<unsigned>(parts));
   };
+  // A cut exactly at whole.begin is a line start by contract (LineStartAtOrAfter cannot see
+  // the byte before it as the end of a line when it belongs to a header).
+  auto start = [&](std::uint64_t offset) {
+    return offset == whole.begin ? offset : LineStartAtOrAfter(path, whole.end, offset);
+  };
   ByteRange range;
-  range.begin = LineStartAtOrAfter(path, size, nominal(part));
-  range.end = part + 1 == parts ? size : LineStartAtOrAfter(path, size, nominal(part + 1));
+  range.begin = start(nominal(part));
+  range.end = part + 1 == parts ? whole.end : start(nominal(part + 1));
   if (range.end < range.begin) range.end = range.begin;
   return range;
+}
+
+void ReadRangeInPieces(const std::string& path, const ByteRange& range, std::size_t chunk_bytes,
+                       const std::function<void(std::string_view)>& consume) {
+  if (range.end <= range.begin) return;
+  File file = Open(path);
+  Seek(file.get(), path, range.begin);
+  std::string buffer;
+  std::uint64_t left = range.end - range.begin;
+  std::size_t kept = 0;  // bytes of an unfinished line carried over from the last piece
+  while (left > 0) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, left));
+    buffer.resize(kept + want);
+    if (std::fread(buffer.data() + kept, 1, want, file.get()) != want)
+      throw InputError(path, std::string("cannot read: ") +
+                                 (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));
+    left -= want;
+    const std::size_t filled = kept + want;
+    const std::size_t last_newline = std::string_view(buffer.data(), filled).rfind('\n');
+    if (left == 0 || last_newline == std::string_view::npos) {
+      if (left > 0) {  // one line longer than a piece: keep reading it
+        kept = filled;
+        continue;
+      }
+      consume(std::string_view(buffer.data(), filled));
+      return;
+    }
+    consume(std::string_view(buffer.data(), last_newline + 1));
+    kept = filled - (last_newline + 1);
+    std::memmove(buffer.data(), buffer.data() + last_newline + 1, kept);
+  }
 }
 
 std::string ReadFileRange(const std::string& path, const ByteRange& range) {

@@ -1,71 +1,421 @@
 #include "carousel/io/mf_loader.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
 
+#include "carousel/comm/collective.hpp"
+#include "carousel/io/line_ranges.hpp"
+#include "carousel/io/text_input.hpp"
+#include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel::io {
 namespace {
 
-// Each rating goes to the test set with probability `fraction`, keyed by its position in
-// the file, so the split depends on the seed only.
-void Split(const RatingsFile& all, double fraction, std::uint64_t seed, RatingsFile& train,
-           RatingsFile& test) {
-  train.path = test.path = all.path;
-  train.format = test.format = all.format;
-  for (std::size_t n = 0; n < all.ratings.size(); ++n) {
-    KeyedStream stream(seed, Purpose::kSplit, n, 0);
-    (stream.uniform() < fraction ? test : train).ratings.push_back(all.ratings[n]);
-  }
+// A rating as its range's rank parsed it, before the id maps exist. user < 0 marks a
+// rating the split sent to the test set.
+struct Parsed {
+  std::int64_t user;
+  std::int64_t item;
+  float value;
+  std::uint32_t line;  // in the range, from 1
+};
+
+// Parsed ratings are stored, and later sent, in pieces of this many: a piece is freed as
+// soon as it has been sent, so a rank holds about one copy of its ratings at any time.
+constexpr std::size_t kPiece = std::size_t{1} << 20;
+using Pieces = std::vector<std::vector<Parsed>>;
+
+// A training rating on its way to the rank of its row block: where it goes in that rank's
+// tiles (TileKey, local column), its value and its line for duplicate reports.
+struct Travelling {
+  std::uint64_t tile_key;
+  std::uint32_t local_col;
+  float value;
+  std::uint64_t line;
+};
+
+template <typename T>
+std::string BytesOf(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+template <typename T>
+void AppendFrom(const std::string& bytes, std::vector<T>& out) {
+  const std::size_t n = bytes.size() / sizeof(T);
+  out.resize(out.size() + n);
+  std::memcpy(reinterpret_cast<char*>(out.data() + out.size() - n), bytes.data(), bytes.size());
 }
 
-std::vector<std::int64_t> Column(const RatingsFile& f, bool users) {
+// What each rank learns of its range by parsing it, for the others.
+struct RangeSurvey {
+  std::uint64_t line_ends = 0;
+  std::uint64_t ratings = 0;
+};
+
+struct ParsedRange {
+  Pieces pieces;
+  RangeSurvey survey;
+  std::optional<RangeProblem> problem;
+};
+
+ParsedRange ParseMyRange(const RatingsLayout& layout, const ByteRange& range) {
+  ParsedRange out;
+  out.pieces.emplace_back().reserve(kPiece);
+  const RangeParseResult result = ParseRatingsRange(layout, range, [&](const RawRating& r) {
+    const float value = static_cast<float>(r.value);
+    // The reader accepts any finite double; the model stores floats.
+    if (!std::isfinite(value))
+      throw RangeProblem{r.line, "rating " + std::to_string(r.value) + " does not fit in a float"};
+    if (r.line > std::numeric_limits<std::uint32_t>::max())
+      throw RangeProblem{r.line,
+                         "more than 2^32 lines in one rank's part of the file: use more "
+                         "ranks"};
+    if (out.pieces.back().size() == kPiece) out.pieces.emplace_back().reserve(kPiece);
+    out.pieces.back().push_back({r.user, r.item, value, static_cast<std::uint32_t>(r.line)});
+  });
+  out.survey = {result.line_ends, result.ratings};
+  out.problem = result.problem;
+  return out;
+}
+
+// Global line numbers and rating indices of this rank's range, from all ranks' surveys.
+struct RangePlace {
+  std::uint64_t first_line = 1;    // of the range
+  std::uint64_t first_rating = 0;  // index in the file of the range's first rating
+  std::uint64_t total_ratings = 0;
+  std::size_t max_pieces = 0;  // over the ranks: the rounds of the exchange
+};
+
+RangePlace Place(Communicator& comm, const RatingsLayout& layout, const RangeSurvey& mine) {
+  const std::vector<std::string> all =
+      comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
+  RangePlace place;
+  place.first_line = layout.data_first_line;
+  for (int p = 0; p < comm.size(); ++p) {
+    RangeSurvey s;
+    std::memcpy(&s, all[static_cast<std::size_t>(p)].data(), sizeof s);
+    if (p < comm.rank()) {
+      place.first_line += s.line_ends;
+      place.first_rating += s.ratings;
+    }
+    place.total_ratings += s.ratings;
+    place.max_pieces = std::max<std::size_t>(place.max_pieces, (s.ratings + kPiece - 1) / kPiece);
+  }
+  return place;
+}
+
+// The first problem of this rank's range in file order, thrown as a single process would:
+// a parse problem, or for Matrix Market the entry past the size line's count if earlier.
+void ThrowFirstProblem(const RatingsLayout& layout, const ParsedRange& parsed,
+                       const RangePlace& place) {
+  const std::uint64_t base = place.first_line - 1;
+  if (layout.matrix_size) {
+    const auto nnz = static_cast<std::uint64_t>(layout.matrix_size->nnz);
+    if (nnz >= place.first_rating && nnz < place.first_rating + parsed.survey.ratings) {
+      const std::uint64_t k = nnz - place.first_rating;
+      const Parsed& excess = parsed.pieces[k / kPiece][k % kPiece];
+      Fail(Location{layout.path, base + excess.line}, TooManyEntriesProblem(*layout.matrix_size));
+    }
+  }
+  if (parsed.problem)
+    Fail(Location{layout.path, base + parsed.problem->line}, parsed.problem->problem);
+}
+
+// The seeded split, keyed by the rating's index in the file: test ratings leave the
+// pieces (marked user = -1) for `test`, with their global lines.
+void SplitOffTest(const MfInput& input, const RangePlace& place, Pieces& pieces,
+                  std::vector<RawRating>& test) {
+  std::uint64_t n = place.first_rating;
+  for (auto& piece : pieces)
+    for (Parsed& p : piece) {
+      KeyedStream stream(input.seed, Purpose::kSplit, n++, 0);
+      if (stream.uniform() >= input.test_fraction) continue;
+      test.push_back({p.user, p.item, p.value, place.first_line - 1 + p.line});
+      p.user = -1;
+    }
+}
+
+IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
+  const std::vector<std::string> all = comm.AllGather(BytesOf(mine.Sorted()));
   std::vector<std::int64_t> ids;
-  ids.reserve(f.ratings.size());
-  for (const RawRating& r : f.ratings) ids.push_back(users ? r.user : r.item);
-  return ids;
+  for (const std::string& part : all) AppendFrom(part, ids);
+  IdMap map;
+  RunCollectively(comm, [&] { map = IdMap::FromIds(std::move(ids)); });
+  return map;
+}
+
+// Sends every training rating of the pieces to the rank of its row block, one piece per
+// round (every rank runs as many rounds as the rank with the most pieces), freeing each
+// piece once sent. Returns the ratings this rank received.
+std::vector<Travelling> ShareOut(Communicator& comm, Pieces& pieces, const RangePlace& place,
+                                 const LoadedMf& out, const TileGrid& grid,
+                                 const RankLayout& ranks) {
+  constexpr int kTag = 0x5A4E;
+  const int p_count = comm.size();
+  std::vector<Travelling> received;
+  for (std::size_t round = 0; round < place.max_pieces; ++round) {
+    std::vector<std::vector<Travelling>> sends(static_cast<std::size_t>(p_count));
+    if (round < pieces.size()) {
+      for (const Parsed& p : pieces[round]) {
+        if (p.user < 0) continue;
+        const std::uint32_t row = *out.users.Find(p.user), col = *out.items.Find(p.item);
+        const int dest = ranks.RankOfRowBlock(grid.rows().BlockOf(row));
+        sends[static_cast<std::size_t>(dest)].push_back(
+            {TileKey(grid, ranks.FirstRowBlock(dest), row, col), grid.cols().LocalIndex(col),
+             p.value, place.first_line - 1 + p.line});
+      }
+      std::vector<Parsed>().swap(pieces[round]);
+    }
+    std::vector<std::uint64_t> counts(static_cast<std::size_t>(p_count));
+    for (int d = 0; d < p_count; ++d) counts[static_cast<std::size_t>(d)] = sends[d].size();
+    const std::vector<std::string> all_counts = comm.AllGather(BytesOf(counts));
+    std::vector<Message> messages, expected;
+    for (int d = 0; d < p_count; ++d) {
+      if (d == comm.rank() || sends[d].empty()) continue;
+      messages.push_back({d, kTag, BytesOf(sends[d])});
+      std::vector<Travelling>().swap(sends[d]);
+    }
+    for (int s = 0; s < p_count; ++s) {
+      std::uint64_t n = 0;
+      std::memcpy(&n, all_counts[static_cast<std::size_t>(s)].data() + comm.rank() * sizeof n,
+                  sizeof n);
+      if (s != comm.rank() && n > 0)
+        expected.push_back({s, kTag, std::string(n * sizeof(Travelling), '\0')});
+    }
+    auto pending = comm.StartExchange(std::move(messages), std::move(expected));
+    const auto& own = sends[static_cast<std::size_t>(comm.rank())];
+    received.insert(received.end(), own.begin(), own.end());
+    for (const Message& m : comm.FinishExchange(std::move(pending))) AppendFrom(m.bytes, received);
+  }
+  return received;
+}
+
+// A repeated (user, item) pair: reported at the second line it occurs on, naming the first.
+struct Duplicate {
+  std::uint64_t first = 0, second = std::numeric_limits<std::uint64_t>::max();
+  std::int64_t user = 0, item = 0;
+};
+
+void Consider(Duplicate& best, std::uint64_t first, std::uint64_t second, std::int64_t user,
+              std::int64_t item) {
+  if (second < best.second) best = {first, second, user, item};
+}
+
+// The earliest duplicate among this rank's share (sorted by key, so copies are adjacent)
+// and the test ratings split off the same file (held whole on every rank).
+Duplicate FindDuplicate(const std::vector<Travelling>& share, const std::vector<RawRating>& test,
+                        const LoadedMf& out, const TileGrid& grid, const RankLayout& ranks,
+                        int rank, bool report_test_only) {
+  const int first_row_block = ranks.FirstRowBlock(rank);
+  auto same = [](const Travelling& a, const Travelling& b) {
+    return a.tile_key == b.tile_key && a.local_col == b.local_col;
+  };
+  auto external = [&](const Travelling& t, std::int64_t& user, std::int64_t& item) {
+    const auto block = static_cast<int>(t.tile_key >> 32) / grid.blocks() + first_row_block;
+    const int col_block = static_cast<int>((t.tile_key >> 32) % grid.blocks());
+    user = out.users.External(grid.rows().Members(block)[t.tile_key & 0xFFFFFFFFu]);
+    item = out.items.External(grid.cols().Members(col_block)[t.local_col]);
+  };
+  Duplicate best;
+  // The test copies of pairs whose row block this rank runs.
+  struct TestCopy {
+    std::uint64_t tile_key;
+    std::uint32_t local_col;
+    std::uint64_t line;
+  };
+  std::vector<TestCopy> mine;
+  for (const RawRating& t : test) {
+    const auto row = out.users.Find(t.user), col = out.items.Find(t.item);
+    if (!row || !col || ranks.RankOfRowBlock(grid.rows().BlockOf(*row)) != rank) continue;
+    mine.push_back(
+        {TileKey(grid, first_row_block, *row, *col), grid.cols().LocalIndex(*col), t.line});
+  }
+  auto less = [](const Travelling& a, const Travelling& b) {
+    return a.tile_key != b.tile_key ? a.tile_key < b.tile_key : a.local_col < b.local_col;
+  };
+  for (std::size_t i = 0; i < share.size();) {
+    std::size_t j = i + 1;
+    while (j < share.size() && same(share[i], share[j])) ++j;
+    if (j - i > 1) {
+      std::uint64_t a = share[i].line, b = std::numeric_limits<std::uint64_t>::max();
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const std::uint64_t l = share[k].line;
+        if (l < a) {
+          b = a;
+          a = l;
+        } else if (l < b) {
+          b = l;
+        }
+      }
+      std::int64_t user = 0, item = 0;
+      external(share[i], user, item);
+      Consider(best, a, b, user, item);
+    }
+    i = j;
+  }
+  for (const TestCopy& t : mine) {
+    const Travelling probe{t.tile_key, t.local_col, 0.0f, 0};
+    const auto range = std::equal_range(share.begin(), share.end(), probe, less);
+    if (range.first == range.second) continue;
+    std::uint64_t a = t.line, b = std::numeric_limits<std::uint64_t>::max();
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->line < a) {
+        b = a;
+        a = it->line;
+      } else if (it->line < b) {
+        b = it->line;
+      }
+    }
+    std::int64_t user = 0, item = 0;
+    external(*range.first, user, item);
+    Consider(best, a, b, user, item);
+  }
+  if (report_test_only) {  // pairs both of whose copies went to the test set
+    std::vector<RawRating> sorted = test;
+    std::sort(sorted.begin(), sorted.end(), [](const RawRating& a, const RawRating& b) {
+      return a.user != b.user   ? a.user < b.user
+             : a.item != b.item ? a.item < b.item
+                                : a.line < b.line;
+    });
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i].user == sorted[i - 1].user && sorted[i].item == sorted[i - 1].item)
+        Consider(best, sorted[i - 1].line, sorted[i].line, sorted[i].user, sorted[i].item);
+  }
+  return best;
+}
+
+void ThrowEarliestDuplicate(Communicator& comm, const std::string& path, const Duplicate& mine) {
+  const std::vector<std::string> all =
+      comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
+  Duplicate best;
+  for (const std::string& bytes : all) {
+    Duplicate d;
+    std::memcpy(&d, bytes.data(), sizeof d);
+    Consider(best, d.first, d.second, d.user, d.item);
+  }
+  RunCollectively(comm, [&] {
+    if (best.second != std::numeric_limits<std::uint64_t>::max())
+      Fail(Location{path, best.second}, DuplicateRatingProblem(best.user, best.item, best.first));
+  });
+}
+
+void SetTest(LoadedMf& out, const std::string& path, const std::vector<RawRating>& test) {
+  for (const RawRating& r : test) {
+    const auto row = out.users.Find(r.user);
+    const auto col = out.items.Find(r.item);
+    if (!row || !col) ++out.cold_test;
+    const auto value = static_cast<float>(r.value);
+    if (!std::isfinite(value))
+      Fail(Location{path, r.line},
+           "rating " + std::to_string(r.value) + " does not fit in a float");
+    out.problem.test.push_back({row.value_or(kUnknownId), col.value_or(kUnknownId), value});
+    out.test_user.push_back(r.user);
+    out.test_item.push_back(r.item);
+  }
 }
 
 }  // namespace
 
-LoadedMf LoadMf(const MfInput& input) {
-  RatingsFile train = ReadRatings(input.train, input.format);
-  RatingsFile test;
-  if (!input.test.empty()) {
-    test = ReadRatings(input.test, input.format);
-  } else if (input.test_fraction > 0.0) {
-    RatingsFile all = std::move(train);
-    train = RatingsFile{};
-    Split(all, input.test_fraction, input.seed, train, test);
-    if (train.ratings.empty())
-      throw InputError(input.train, "no training ratings left after the test split");
-  }
-
+LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   LoadedMf out;
-  out.users = IdMap::FromIds(Column(train, true));
-  out.items = IdMap::FromIds(Column(train, false));
-  out.problem.train = ToMatrix(train, out.users, out.items, nullptr);
-  double sum = 0.0;
-  float lo = train.ratings.front().value, hi = lo;
-  for (const Rating& r : out.problem.train.entries) {
-    sum += r.value;
-    lo = std::min(lo, r.value);
-    hi = std::max(hi, r.value);
-  }
-  out.problem.mu = static_cast<float>(sum / out.problem.train.entries.size());
-  out.problem.lo = lo;
-  out.problem.hi = hi;
+  RatingsLayout layout;
+  ParsedRange parsed;
+  const auto start = std::chrono::steady_clock::now();
+  RunCollectively(comm, [&] {
+    RankLayout(input.tiles, comm.size());  // refuses a tile count the ranks cannot share
+    layout = ReadRatingsLayout(input.train, input.format);
+    const ByteRange range = LineAlignedRange(input.train, ByteRange{layout.data_begin, layout.size},
+                                             comm.rank(), comm.size());
+    parsed = ParseMyRange(layout, range);
+  });
+  out.parse_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const RangePlace place = Place(comm, layout, parsed.survey);
+  RunCollectively(comm, [&] { ThrowFirstProblem(layout, parsed, place); });
+  RunCollectively(comm, [&] {
+    if (place.total_ratings == 0) throw InputError(input.train, "no ratings in file");
+    if (layout.matrix_size) CheckEntryCount(input.train, *layout.matrix_size, place.total_ratings);
+  });
 
-  for (const RawRating& r : test.ratings) {
-    const auto row = out.users.Find(r.user);
-    const auto col = out.items.Find(r.item);
-    if (!row || !col) ++out.cold_test;
-    out.problem.test.push_back(
-        {row.value_or(kUnknownId), col.value_or(kUnknownId), static_cast<float>(r.value)});
-    out.test_user.push_back(r.user);
-    out.test_item.push_back(r.item);
+  // The test set: split off (every rank gets every test rating, in file order) or read.
+  std::vector<RawRating> test, my_test;
+  const bool split = input.test.empty() && input.test_fraction > 0.0;
+  if (split) SplitOffTest(input, place, parsed.pieces, my_test);
+  if (split) {
+    for (const std::string& part : comm.AllGather(BytesOf(my_test))) AppendFrom(part, test);
+  } else if (!input.test.empty()) {
+    RunCollectively(comm, [&] { test = ReadRatings(input.test, input.format).ratings; });
   }
+
+  IdSet users, items;
+  std::uint64_t my_train = 0;
+  for (const auto& piece : parsed.pieces)
+    for (const Parsed& p : piece) {
+      if (p.user < 0) continue;
+      users.Add(p.user);
+      items.Add(p.item);
+      ++my_train;
+    }
+  out.users = MergedIdMap(comm, users);
+  out.items = MergedIdMap(comm, items);
+  RunCollectively(comm, [&] {
+    if (out.users.size() == 0)
+      throw InputError(input.train, "no training ratings left after the test split");
+    SetTest(out, input.test.empty() ? input.train : input.test, test);
+  });
+  if (!split) test.clear();  // a separate file's duplicates were checked as it was read
+
+  // The training mean and spread, summed in file order across the ranks.
+  auto ordered = [&](double running, auto&& add) {
+    for (const auto& piece : parsed.pieces)
+      for (const Parsed& p : piece)
+        if (p.user >= 0) running = add(running, p.value);
+    return running;
+  };
+  const double sum = ContinueInRankOrder(comm, 0.0, [&](double s) {
+    return ordered(s, [](double r, float v) { return AddRating(r, v); });
+  });
+  std::uint64_t train_count = 0;
+  for (const std::string& part : comm.AllGather(BytesOf(std::vector<std::uint64_t>{my_train}))) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, part.data(), sizeof n);
+    train_count += n;
+  }
+  const float mu = TrainingMean(sum, train_count);
+  const double squared_deviations = ContinueInRankOrder(comm, 0.0, [&](double s) {
+    return ordered(s, [mu](double r, float v) { return AddSquaredDeviation(r, v, mu); });
+  });
+
+  out.problem.rows = out.users.size();
+  out.problem.cols = out.items.size();
+  const TileGrid grid(out.problem.rows, out.problem.cols, input.tiles, input.seed);
+  const RankLayout ranks(input.tiles, comm.size());
+  const int first_row_block = ranks.FirstRowBlock(comm.rank());
+  std::vector<Travelling> share = ShareOut(comm, parsed.pieces, place, out, grid, ranks);
+  std::sort(share.begin(), share.end(), [](const Travelling& a, const Travelling& b) {
+    return a.tile_key != b.tile_key ? a.tile_key < b.tile_key : a.local_col < b.local_col;
+  });
+  ThrowEarliestDuplicate(
+      comm, input.train,
+      FindDuplicate(share, test, out, grid, ranks, comm.rank(), split && comm.rank() == 0));
+
+  out.share.reserve(share.size());
+  for (const Travelling& t : share) {
+    const int block = static_cast<int>(t.tile_key >> 32) / grid.blocks() + first_row_block;
+    const int col_block = static_cast<int>((t.tile_key >> 32) % grid.blocks());
+    out.share.push_back({grid.rows().Members(block)[t.tile_key & 0xFFFFFFFFu],
+                         grid.cols().Members(col_block)[t.local_col], t.value});
+  }
+  std::vector<Travelling>().swap(share);
+  TrainingCounts counts;
+  for (const std::string& part : comm.AllGather(CountsToBytes(CountTraining(out.share, grid))))
+    MergeCounts(counts, CountsFromBytes(part));
+  SetTrainingSummary(out.problem, counts, input.tiles, sum, squared_deviations);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <utility>
 
+#include "carousel/io/line_ranges.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -34,6 +35,16 @@ constexpr std::array<FormatSpelling, 5> kFormatSpellings = {{
     {RatingsFormat::kCsv, "csv"},
     {RatingsFormat::kMatrixMarket, "mtx"},
 }};
+
+// Where a problem is while a byte range is parsed: its line counted from the range's first
+// line. The caller turns it into "file:line" once it knows where the range starts.
+struct At {
+  std::size_t line;
+};
+
+[[noreturn]] void Fail(At at, std::string problem) {
+  throw RangeProblem{at.line, std::move(problem)};
+}
 
 // ---------------------------------------------------------------------------------------
 // Splitting a line into fields.
@@ -96,7 +107,7 @@ bool IsNumber(std::string_view field) {
 
 // Ids are non-negative integers; `what` names the field ("user id", "row index", ...).
 // It is a plain C string so that good lines, the vast majority, build no std::string.
-std::int64_t ParseId(std::string_view field, const char* what, const Location& at) {
+std::int64_t ParseId(std::string_view field, const char* what, At at) {
   std::int64_t id = 0;
   const char* last = field.data() + field.size();
   const auto [end, error] = std::from_chars(field.data(), last, id);
@@ -112,7 +123,7 @@ std::int64_t ParseId(std::string_view field, const char* what, const Location& a
   Fail(at, "non-numeric " + std::string(what) + " " + Quoted(field));
 }
 
-double ParseRating(std::string_view field, const Location& at) {
+double ParseRating(std::string_view field, At at) {
   double value = 0;
   const char* last = field.data() + field.size();
   const auto [end, error] = std::from_chars(field.data(), last, value);
@@ -147,37 +158,27 @@ std::string MalformedLine(RatingsFormat format, std::size_t found) {
   return "malformed line: expected " + std::string(expected) + ", found " + std::to_string(found);
 }
 
-void ParseDelimited(std::string_view text, RatingsFile* file) {
-  Lines lines(text);
-  std::string_view line;
+// One non-blank line; false for a CSV header (skipped). `first_data_line`: the file's first
+// non-blank line, the only place a header may be.
+bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_data_line, At at,
+                        RawRating* rating) {
   Fields fields;
-  bool first_data_line = true;
-  while (lines.Next(&line)) {
-    if (IsBlankLine(line)) continue;
-    const Location at{file->path, lines.number()};
-    const std::size_t count = Split(line, file->format, &fields);
-    // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
-    // Elsewhere a non-numeric first line is more likely the wrong file or format.
-    if (std::exchange(first_data_line, false) && !IsNumber(fields[0])) {
-      if (file->format == RatingsFormat::kCsv) continue;
-      Fail(at, std::string("header where none is expected: ") + RatingsFormatName(file->format) +
-                   " files have no header line (found " + Quoted(fields[0]) + ")");
-    }
-    if (count < 3 || count > 4) Fail(at, MalformedLine(file->format, count));
-    file->ratings.push_back({ParseId(fields[0], "user id", at), ParseId(fields[1], "item id", at),
-                             ParseRating(fields[2], at), at.line});
+  const std::size_t count = Split(line, format, &fields);
+  // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
+  // Elsewhere a non-numeric first line is more likely the wrong file or format.
+  if (first_data_line && !IsNumber(fields[0])) {
+    if (format == RatingsFormat::kCsv) return false;
+    Fail(at, std::string("header where none is expected: ") + RatingsFormatName(format) +
+                 " files have no header line (found " + Quoted(fields[0]) + ")");
   }
+  if (count < 3 || count > 4) Fail(at, MalformedLine(format, count));
+  *rating = {ParseId(fields[0], "user id", at), ParseId(fields[1], "item id", at),
+             ParseRating(fields[2], at), at.line};
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------
 // Matrix Market coordinate format.
-
-struct MatrixMarketSize {
-  std::int64_t rows;
-  std::int64_t cols;
-  std::int64_t nnz;
-  std::size_t line;
-};
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -194,7 +195,7 @@ constexpr std::string_view kBanner = "%%MatrixMarket";
 
 // Ratings need a value per entry and no implied mirror entries, so only general real (or
 // integer) coordinate matrices make sense.
-void CheckBanner(std::string_view line, const Location& at) {
+void CheckBanner(std::string_view line, At at) {
   Fields fields;
   const std::size_t count = SplitOnBlanks(line, &fields);
   if (count == 0 || !EqualsNoCase(fields[0], kBanner)) {
@@ -210,7 +211,9 @@ void CheckBanner(std::string_view line, const Location& at) {
   }
 }
 
-MatrixMarketSize ParseSizeLine(const Fields& fields, std::size_t count, const Location& at) {
+MatrixMarketSize ParseSizeLine(std::string_view line, At at) {
+  Fields fields;
+  const std::size_t count = SplitOnBlanks(line, &fields);
   if (count != 3) {
     Fail(at,
          "malformed size line: expected 3 fields (rows cols nnz), found " + std::to_string(count));
@@ -220,7 +223,7 @@ MatrixMarketSize ParseSizeLine(const Fields& fields, std::size_t count, const Lo
 }
 
 void CheckIndex(std::int64_t index, std::int64_t limit, const char* what,
-                const MatrixMarketSize& size, const Location& at) {
+                const MatrixMarketSize& size, At at) {
   if (index < 1 || index > limit) {
     Fail(at, std::string(what) + " index " + std::to_string(index) + " outside 1.." +
                  std::to_string(limit) + " of the size line (line " + std::to_string(size.line) +
@@ -228,65 +231,41 @@ void CheckIndex(std::int64_t index, std::int64_t limit, const char* what,
   }
 }
 
-void ParseMatrixMarketEntry(const Fields& fields, std::size_t count, const MatrixMarketSize& size,
-                            const Location& at, RatingsFile* file) {
+RawRating ParseMatrixMarketEntry(std::string_view line, const MatrixMarketSize& size, At at) {
+  Fields fields;
+  const std::size_t count = SplitOnBlanks(line, &fields);
   if (count != 3) {
     Fail(at, "malformed line: expected 3 fields (row col value), found " + std::to_string(count));
-  }
-  if (static_cast<std::int64_t>(file->ratings.size()) == size.nnz) {
-    Fail(at, "more entries than the " + std::to_string(size.nnz) +
-                 " given in the size line (line " + std::to_string(size.line) + ")");
   }
   const RawRating rating{ParseId(fields[0], "row index", at),
                          ParseId(fields[1], "column index", at), ParseRating(fields[2], at),
                          at.line};
   CheckIndex(rating.user, size.rows, "row", size, at);
   CheckIndex(rating.item, size.cols, "column", size, at);
-  file->ratings.push_back(rating);
+  return rating;
 }
 
-void ParseMatrixMarket(std::string_view text, RatingsFile* file) {
-  Lines lines(text);
-  std::string_view line;
-  lines.Next(&line);  // the caller has rejected blank files, so there is a first line
-  CheckBanner(line, {file->path, lines.number()});
-
-  std::optional<MatrixMarketSize> size;
-  Fields fields;
-  while (lines.Next(&line)) {
-    if (IsBlankLine(line) || Trim(line).front() == '%') continue;
-    const Location at{file->path, lines.number()};
-    const std::size_t count = SplitOnBlanks(line, &fields);
-    if (!size) {
-      size = ParseSizeLine(fields, count, at);
-      continue;
-    }
-    ParseMatrixMarketEntry(fields, count, *size, at, file);
-  }
-  if (!size) throw InputError(file->path, "missing Matrix Market size line (rows cols nnz)");
-  if (static_cast<std::int64_t>(file->ratings.size()) != size->nnz) {
-    throw InputError(file->path, "expected " + std::to_string(size->nnz) +
-                                     " entries as given in the size line (line " +
-                                     std::to_string(size->line) + "), found " +
-                                     std::to_string(file->ratings.size()));
-  }
+bool IsMatrixMarketComment(std::string_view line) {
+  return Trim(line).front() == '%';
 }
 
 // ---------------------------------------------------------------------------------------
-// Whole-file checks.
+// The head of a file.
 
-RatingsFormat DetectFormat(const std::string& path, std::string_view text) {
+RatingsFormat DetectFormat(const std::string& path, std::string_view head,
+                           std::string_view first_data_line) {
   const std::filesystem::path extension = std::filesystem::path(path).extension();
-  if (EqualsNoCase(extension.string(), ".mtx") || StartsWithNoCase(text, kBanner)) {
+  if (EqualsNoCase(extension.string(), ".mtx") || StartsWithNoCase(head, kBanner)) {
     return RatingsFormat::kMatrixMarket;
   }
-  Lines lines(text);
-  std::string_view line;
-  while (lines.Next(&line) && IsBlankLine(line)) {
-  }
-  if (line.find("::") != std::string_view::npos) return RatingsFormat::kMovieLens;
-  if (line.find(',') != std::string_view::npos) return RatingsFormat::kCsv;
+  if (first_data_line.find("::") != std::string_view::npos) return RatingsFormat::kMovieLens;
+  if (first_data_line.find(',') != std::string_view::npos) return RatingsFormat::kCsv;
   return RatingsFormat::kWhitespace;
+}
+
+// The first `bytes` of the file (fewer if it is shorter).
+std::string ReadHead(const std::string& path, std::uint64_t size, std::uint64_t bytes) {
+  return ReadFileRange(path, ByteRange{0, std::min(size, bytes)});
 }
 
 // Duplicates are errors rather than "last one wins": a rating counted twice skews the
@@ -303,8 +282,6 @@ void CheckNoDuplicates(const RatingsFile& file) {
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return std::tie(a.user, a.item, a.line) < std::tie(b.user, b.item, b.line);
   });
-
-  // Report the duplicate that comes first in the file, whatever the sort order.
   const Key* repeat = nullptr;
   const Key* original = nullptr;
   for (std::size_t i = 1; i < keys.size(); ++i) {
@@ -316,13 +293,17 @@ void CheckNoDuplicates(const RatingsFile& file) {
     }
   }
   if (repeat) {
-    Fail({file.path, repeat->line}, "duplicate rating for user " + std::to_string(repeat->user) +
-                                        " item " + std::to_string(repeat->item) +
-                                        " (first at line " + std::to_string(original->line) + ")");
+    Fail(Location{file.path, repeat->line},
+         DuplicateRatingProblem(repeat->user, repeat->item, original->line));
   }
 }
 
 }  // namespace
+
+std::string DuplicateRatingProblem(std::int64_t user, std::int64_t item, std::size_t first_line) {
+  return "duplicate rating for user " + std::to_string(user) + " item " + std::to_string(item) +
+         " (first at line " + std::to_string(first_line) + ")";
+}
 
 RatingsFormat ParseRatingsFormat(const std::string& name) {
   for (const FormatSpelling& spelling : kFormatSpellings) {
@@ -339,23 +320,136 @@ const char* RatingsFormatName(RatingsFormat format) {
   return "unknown";
 }
 
-RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
-  const std::string contents = ReadWholeFile(path);
-  const std::string_view text = StripByteOrderMark(contents);
-  if (IsBlankText(text)) throw InputError(path, "empty file: no ratings");
+RatingsLayout ReadRatingsLayout(const std::string& path, RatingsFormat format) {
+  RatingsLayout layout;
+  layout.path = path;
+  layout.size = FileSize(path);
+  // Read as much of the head as it takes to see the first data line (and, for Matrix
+  // Market, the size line): a few kilobytes unless the file opens with many blank or
+  // comment lines.
+  for (std::uint64_t bytes = 1 << 16;; bytes *= 4) {
+    const std::string contents = ReadHead(path, layout.size, bytes);
+    const bool whole = contents.size() == layout.size;
+    const std::string_view text = StripByteOrderMark(contents);
+    const std::uint64_t bom = contents.size() - text.size();
+    // Everything up to the last complete line is safe to look at.
+    const std::size_t complete = whole ? text.size() : text.rfind('\n') + 1;
+    const std::string_view lines_text = text.substr(0, complete);
+    Lines lines(lines_text);
+    std::string_view line;
+    std::optional<std::string_view> first_data;
+    std::uint64_t first_data_offset = 0;
+    while (lines.Next(&line)) {
+      if (IsBlankLine(line)) continue;
+      first_data = line;
+      first_data_offset = bom + static_cast<std::uint64_t>(line.data() - text.data());
+      break;
+    }
+    if (!first_data) {
+      if (!whole) continue;
+      throw InputError(path, "empty file: no ratings");
+    }
+    layout.format = format == RatingsFormat::kAuto ? DetectFormat(path, text, *first_data) : format;
+    layout.data_begin = bom;
+    layout.first_data_offset = first_data_offset;
+    if (layout.format != RatingsFormat::kMatrixMarket) return layout;
 
-  RatingsFile file{path, format == RatingsFormat::kAuto ? DetectFormat(path, text) : format, {}};
-  // One cheap pass over the bytes saves the vector's regrowth (and its 2x peak memory)
-  // on 100M-line files.
-  file.ratings.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  if (file.format == RatingsFormat::kMatrixMarket) {
-    ParseMatrixMarket(text, &file);
-  } else {
-    ParseDelimited(text, &file);
+    // Matrix Market: the banner on line 1, comments, then the size line; the entries follow.
+    Lines mm(lines_text);
+    mm.Next(&line);
+    try {
+      CheckBanner(line, {1});
+      while (mm.Next(&line)) {
+        if (IsBlankLine(line) || IsMatrixMarketComment(line)) continue;
+        layout.matrix_size = ParseSizeLine(line, {mm.number()});
+        layout.data_begin =
+            bom + static_cast<std::uint64_t>(line.data() - text.data()) + line.size();
+        // Past the size line's end of line ("\n" or "\r\n").
+        while (layout.data_begin < layout.size && text[layout.data_begin - bom] != '\n')
+          ++layout.data_begin;
+        if (layout.data_begin < layout.size) ++layout.data_begin;
+        layout.data_first_line = mm.number() + 1;
+        layout.first_data_offset = layout.data_begin;
+        return layout;
+      }
+    } catch (const RangeProblem& failure) {
+      Fail(Location{path, failure.line}, failure.problem);
+    }
+    if (!whole) continue;
+    throw InputError(path, "missing Matrix Market size line (rows cols nnz)");
   }
+}
+
+RangeParseResult ParseRatingsRange(const RatingsLayout& layout, const ByteRange& range,
+                                   const std::function<void(const RawRating&)>& sink) {
+  RangeParseResult result;
+  bool first_data_line =
+      range.begin <= layout.first_data_offset && layout.first_data_offset < range.end;
+  const bool matrix_market = layout.format == RatingsFormat::kMatrixMarket;
+  constexpr std::size_t kPieceBytes = std::size_t{16} << 20;
+  std::size_t line_base = 0;  // lines of the range before the current piece
+  try {
+    ReadRangeInPieces(layout.path, range, kPieceBytes, [&](std::string_view piece) {
+      Lines lines(piece);
+      std::string_view line;
+      RawRating rating{};
+      while (lines.Next(&line)) {
+        if (IsBlankLine(line)) continue;
+        const At at{line_base + lines.number()};
+        if (matrix_market) {
+          if (IsMatrixMarketComment(line)) continue;
+          rating = ParseMatrixMarketEntry(line, *layout.matrix_size, at);
+        } else if (!ParseDelimitedLine(line, layout.format, std::exchange(first_data_line, false),
+                                       at, &rating)) {
+          continue;
+        }
+        ++result.ratings;
+        sink(rating);
+      }
+      const bool ends_line = !piece.empty() && piece.back() == '\n';
+      line_base += lines.number();
+      result.line_ends += lines.number() - (ends_line ? 0 : 1);
+    });
+  } catch (const RangeProblem& problem) {
+    result.problem = problem;
+  }
+  return result;
+}
+
+RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
+  const RatingsLayout layout = ReadRatingsLayout(path, format);
+  RatingsFile file{path, layout.format, {}};
+  const std::size_t first_line = layout.data_first_line;
+  const RangeParseResult parsed =
+      ParseRatingsRange(layout, ByteRange{layout.data_begin, layout.size}, [&](const RawRating& r) {
+        RawRating global = r;
+        global.line = first_line - 1 + r.line;
+        if (layout.matrix_size &&
+            static_cast<std::int64_t>(file.ratings.size()) == layout.matrix_size->nnz) {
+          throw RangeProblem{r.line, TooManyEntriesProblem(*layout.matrix_size)};
+        }
+        file.ratings.push_back(global);
+      });
+  if (parsed.problem)
+    Fail(Location{path, first_line - 1 + parsed.problem->line}, parsed.problem->problem);
   if (file.ratings.empty()) throw InputError(path, "no ratings in file");
+  if (layout.matrix_size)
+    CheckEntryCount(path, *layout.matrix_size, static_cast<std::uint64_t>(file.ratings.size()));
   CheckNoDuplicates(file);
   return file;
+}
+
+std::string TooManyEntriesProblem(const MatrixMarketSize& size) {
+  return "more entries than the " + std::to_string(size.nnz) + " given in the size line (line " +
+         std::to_string(size.line) + ")";
+}
+
+void CheckEntryCount(const std::string& path, const MatrixMarketSize& size, std::uint64_t found) {
+  if (static_cast<std::int64_t>(found) != size.nnz) {
+    throw InputError(path, "expected " + std::to_string(size.nnz) +
+                               " entries as given in the size line (line " +
+                               std::to_string(size.line) + "), found " + std::to_string(found));
+  }
 }
 
 }  // namespace carousel::io

@@ -48,7 +48,9 @@ constexpr int kRank = 5;
 constexpr double kCriterion = 1.05;  // the specification: within 5% of the noise floor
 
 struct Data {
-  MfProblem problem;
+  RatingMatrix train;
+  MfProblem problem;  // for the engine's grid (one tile, seed 3)
+  std::vector<Rating> share;
   std::vector<Rating> test;  // the same ratings, for RunBpmfGibbs
   double floor = 0.0;        // oracle RMSE on the held-out ratings
   std::uint64_t max_degree = 1;
@@ -65,11 +67,11 @@ const Data& SharedData() {
     g.seed = 5;
     const GeneratedRatings gen = GenerateMf(g);
     Data d;
-    d.problem.train.rows = g.users;
-    d.problem.train.cols = g.items;
+    d.train.rows = g.users;
+    d.train.cols = g.items;
     std::vector<std::uint64_t> row_degree(g.users, 0), col_degree(g.items, 0);
     std::vector<Rating> held_out;
-    double sum = 0.0, oracle_sse = 0.0;
+    double oracle_sse = 0.0;
     for (std::size_t t = 0; t < gen.rating.size(); ++t) {
       const Rating r{gen.user[t], gen.item[t], gen.rating[t]};
       if (KeyedStream(g.seed, Purpose::kSplit, t, 0).uniform() < 0.1) {
@@ -77,20 +79,20 @@ const Data& SharedData() {
         const double miss = gen.oracle[t] - gen.rating[t];
         oracle_sse += miss * miss;
       } else {
-        d.problem.train.entries.push_back(r);
-        sum += r.value;
+        d.train.entries.push_back(r);
         d.max_degree = std::max({d.max_degree, ++row_degree[r.row], ++col_degree[r.col]});
       }
     }
     d.floor = std::sqrt(oracle_sse / static_cast<double>(held_out.size()));
-    d.problem.mu = static_cast<float>(sum / static_cast<double>(d.problem.train.entries.size()));
-    d.problem.lo = 1.0f;
-    d.problem.hi = 5.0f;
+    std::vector<TestRating> test;
     for (const Rating& r : held_out) {
       // A user or item without training ratings is predicted from what is known of it.
-      d.problem.test.push_back({row_degree[r.row] ? r.row : kUnknownId,
-                                col_degree[r.col] ? r.col : kUnknownId, r.value});
+      test.push_back({row_degree[r.row] ? r.row : kUnknownId,
+                      col_degree[r.col] ? r.col : kUnknownId, r.value});
     }
+    d.problem = WholeMfProblem(d.train, std::move(test), 1, 3, &d.share);
+    d.problem.lo = 1.0f;  // the rating scale, whatever the sample's extremes
+    d.problem.hi = 5.0f;
     d.test = held_out;
     return d;
   }();
@@ -105,7 +107,7 @@ struct Outcome {
 Outcome RunEngine(const MfConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
-  BpmfModel model(config, SharedData().problem);
+  BpmfModel model(config, SharedData().problem, SharedData().share);
   TileEngine engine(*comm, model, config.chain());
   engine.Run(EngineCallbacks{});
   Outcome o;
@@ -124,7 +126,7 @@ MfConfig DefaultConfig(const std::string& sampler) {
   c.shape.bias = true;
   c.sampler.name = sampler;
   c.step.a = sampler == "sgld" ? 0.5 / static_cast<double>(d.max_degree)
-                               : 0.05 / static_cast<double>(d.problem.train.entries.size());
+                               : 0.05 / static_cast<double>(d.problem.train_count);
   c.iterations = 1000;
   c.burn_in = 250;
   c.eval_every = 10;
@@ -170,7 +172,7 @@ TEST(EngineAccuracy, GibbsIsWithinFivePercentHere) {
   for (std::size_t t = 0; t < d.test.size(); ++t)
     if (d.problem.test[t].row != kUnknownId && d.problem.test[t].col != kUnknownId)
       test.push_back(d.test[t]);
-  const GibbsResult g = RunBpmfGibbs(d.problem.train, test, o);
+  const GibbsResult g = RunBpmfGibbs(d.train, test, o);
   Outcome out;
   out.rmse_mean = g.rmse_mean.back();
   out.samples = static_cast<std::uint64_t>(o.sweeps - o.burn_in);

@@ -68,7 +68,9 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 struct Data {
-  MfProblem problem;
+  RatingMatrix train;
+  MfProblem problem;  // for the engine's grid (one tile, seed 5)
+  std::vector<Rating> share;
   std::vector<Rating> test;  // the same ratings as problem.test, for RunBpmfGibbs
   std::uint64_t max_degree = 1;
 };
@@ -83,29 +85,30 @@ Data MakeData() {
   g.seed = 9;
   const GeneratedRatings gen = GenerateMf(g);
   Data d;
-  d.problem.train.rows = g.users;
-  d.problem.train.cols = g.items;
+  d.train.rows = g.users;
+  d.train.cols = g.items;
   std::vector<Rating> held_out;
-  double sum = 0.0;
   std::vector<std::uint64_t> row_degree(g.users, 0), col_degree(g.items, 0);
   for (std::size_t t = 0; t < gen.rating.size(); ++t) {
     const Rating r{gen.user[t], gen.item[t], gen.rating[t]};
     if (KeyedStream(g.seed, Purpose::kSplit, t, 0).uniform() < 0.1) {
       held_out.push_back(r);
     } else {
-      d.problem.train.entries.push_back(r);
-      sum += r.value;
+      d.train.entries.push_back(r);
       d.max_degree = std::max({d.max_degree, ++row_degree[r.row], ++col_degree[r.col]});
     }
   }
-  d.problem.mu = static_cast<float>(sum / static_cast<double>(d.problem.train.entries.size()));
   // Test ratings of users and items seen in training (both samplers then predict them
   // the same way; the others would only test the prior).
+  std::vector<TestRating> test;
   for (const Rating& r : held_out) {
     if (row_degree[r.row] == 0 || col_degree[r.col] == 0) continue;
     d.test.push_back(r);
-    d.problem.test.push_back({r.row, r.col, r.value});
+    test.push_back({r.row, r.col, r.value});
   }
+  d.problem = WholeMfProblem(d.train, std::move(test), 1, 5, &d.share);
+  d.problem.lo = 1.0f;  // the rating scale, whatever the sample's extremes
+  d.problem.hi = 5.0f;
   return d;
 }
 
@@ -185,7 +188,7 @@ const Reference& GibbsReference() {
       o.burn_in = 100;
       o.priors = FixedPriors();
       o.seed = 100 + static_cast<std::uint64_t>(chain);
-      const GibbsResult g = RunBpmfGibbs(d.problem.train, d.test, o);
+      const GibbsResult g = RunBpmfGibbs(d.train, d.test, o);
       r.chain_mean.push_back(g.pred_mean);
       double v = 0.0;
       for (std::size_t t = 0; t < n; ++t) {
@@ -218,7 +221,7 @@ SgRun RunEngine(const Data& d, MfConfig c, std::uint64_t batch, int batches) {
   c.iterations = c.burn_in + batch * static_cast<std::uint64_t>(batches);
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
-  BpmfModel model(c, d.problem);
+  BpmfModel model(c, d.problem, d.share);
   TileEngine engine(*comm, model, c.chain());
   std::uint64_t done = 0;
   EngineCallbacks callbacks;

@@ -9,12 +9,11 @@ namespace {
 // n ratings by n users; item 0 gets `top` of them (the largest degree), the rest are spread
 // over 1000 other items.
 MfProblem Problem(std::uint32_t n, std::uint32_t top) {
-  MfProblem p;
-  p.train.rows = n;
-  p.train.cols = 1001;
+  RatingMatrix train{n, 1001, {}};
   for (std::uint32_t i = 0; i < n; ++i)
-    p.train.entries.push_back({i, i < top ? 0u : 1u + i % 1000u, 3.0f});
-  return p;
+    train.entries.push_back({i, i < top ? 0u : 1u + i % 1000u, 3.0f});
+  std::vector<Rating> share;
+  return WholeMfProblem(train, {}, 1, 1, &share);
 }
 
 TEST(MfDefaults, PsgldStepAndFloorArePerRating) {

@@ -15,4 +15,11 @@ namespace carousel {
 // of its collectives would pair this rank's agreement with the others' collective (a hang).
 void RunCollectively(Communicator& comm, const std::function<void()>& step);
 
+// A running value carried through the ranks in rank order: rank 0 applies `step` to
+// `start`, each later rank to what the rank before it passed on. Returns the last rank's
+// result on every rank. Sums over data cut into ranges in file order come out to the bit
+// as one process summing the whole file would get them.
+double ContinueInRankOrder(Communicator& comm, double start,
+                           const std::function<double(double)>& step);
+
 }  // namespace carousel

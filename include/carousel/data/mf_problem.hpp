@@ -1,12 +1,16 @@
-// A matrix-factorization problem after input parsing: dense training ratings and test
-// ratings, identical on every rank.
+// A matrix-factorization problem after input parsing, as every rank sees it: the sizes and
+// summaries of the whole training set, which no rank holds whole (DESIGN.md section 8),
+// and the test ratings. The training ratings themselves are split into shares, one per
+// rank: the ratings of the row blocks the rank runs, in tile order (SortShare).
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "carousel/data/rating_matrix.hpp"
+#include "carousel/data/tile_grid.hpp"
 
 namespace carousel {
 
@@ -20,12 +24,69 @@ struct TestRating {
   float value;
 };
 
+// Order-independent counts over training ratings; the counts of the ranks' shares add up
+// to those of the whole set (MergeCounts), whatever the rank count.
+struct TrainingCounts {
+  std::uint64_t count = 0;
+  std::uint64_t max_row_degree = 0;          // a share holds its rows whole
+  std::vector<std::uint32_t> col_degree;     // ratings of each item
+  std::vector<std::uint64_t> stratum_sizes;  // ratings in each stratum of the grid
+  std::uint64_t checksum = 0;                // sum of a hash of each rating
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -std::numeric_limits<float>::infinity();
+};
+
+TrainingCounts CountTraining(const std::vector<Rating>& share, const TileGrid& grid);
+void MergeCounts(TrainingCounts& total, const TrainingCounts& part);
+std::string CountsToBytes(const TrainingCounts& counts);
+TrainingCounts CountsFromBytes(const std::string& bytes);
+
 struct MfProblem {
-  RatingMatrix train;
-  std::vector<TestRating> test;
+  std::uint32_t rows = 0;  // users
+  std::uint32_t cols = 0;  // items
+  std::uint64_t train_count = 0;
   float mu = 0.0f;  // training mean
   float lo = 1.0f;  // smallest training rating: predictions are clipped to [lo, hi]
   float hi = 5.0f;
+  double sd_train = 0.0;                     // RMSE of predicting mu for every training rating
+  std::uint64_t max_degree = 0;              // most ratings of one user or item
+  std::vector<std::uint32_t> col_degree;     // ratings of each item
+  int tiles = 0;                             // the grid the strata below were counted on
+  std::vector<std::uint64_t> stratum_sizes;  // training ratings in each stratum
+  std::uint64_t train_checksum = 0;          // of the training set, in any order
+  std::vector<TestRating> test;
 };
+
+// The order the model builds its tiles in: by row block, column block, then local row and
+// local column index within the tile. TileKey packs the first three (row block and column
+// block as the tile's index among those of the row blocks' rank, `first_row_block` being
+// the rank's first), so that a pair (TileKey, local column) sorts a share.
+std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
+                      std::uint32_t col);
+void SortShare(std::vector<Rating>& share, const TileGrid& grid);  // no-op when sorted
+
+// The terms of the training mean and spread, summed in double over the training ratings
+// in file order. The loader carries these running sums from rank to rank in file order, so
+// mu is the same to the bit at any rank count.
+inline double AddRating(double running, float value) {
+  return running + value;
+}
+inline double AddSquaredDeviation(double running, float value, float mu) {
+  return running + (value - mu) * static_cast<double>(value - mu);  // (v - mu) in float
+}
+inline float TrainingMean(double sum, std::uint64_t count) {
+  return count ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
+}
+
+// Fills the whole-set fields of `problem` (all but the test ratings) from counts and the
+// two ordered sums.
+void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int tiles, double sum,
+                        double squared_deviations);
+
+// A problem held whole by one process (tests, benchmarks, the single-process Gibbs
+// reference): the ratings of `train`, in its order, summarised for a grid of `tiles` with
+// `seed`; `share` receives all of them in tile order.
+MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
+                         std::uint64_t seed, std::vector<Rating>* share);
 
 }  // namespace carousel

@@ -18,6 +18,7 @@ class BlockPartition {
   BlockPartition(std::uint32_t n, int blocks, std::uint64_t seed, std::uint64_t purpose);
 
   int blocks() const { return static_cast<int>(members_.size()); }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(block_of_.size()); }
   int BlockOf(std::uint32_t id) const { return block_of_[id]; }
   std::uint32_t LocalIndex(std::uint32_t id) const { return local_[id]; }
   // Global ids of a block's members, in local order.

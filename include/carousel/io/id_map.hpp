@@ -42,6 +42,32 @@ class IdMap {
   std::vector<std::uint32_t> table_;
 };
 
+// The distinct ids seen, collected without holding every occurrence: ids below 2^28 as
+// bits of a bitmap (grown to the largest seen), larger ones in a buffer sorted and
+// deduplicated whenever it doubles. Reading 25M ratings of 480K users this costs 60 KB.
+class IdSet {
+ public:
+  void Add(std::int64_t id) {
+    if (id < kBitmapIds) {
+      const auto word = static_cast<std::size_t>(id >> 6);
+      if (word >= bits_.size()) bits_.resize(word + 1 + word / 2, 0);
+      bits_[word] |= std::uint64_t{1} << (id & 63);
+    } else {
+      large_.push_back(id);
+      if (large_.size() >= 2 * compacted_ + 4096) Compact();
+    }
+  }
+  // The ids in ascending order, each once.
+  std::vector<std::int64_t> Sorted();
+
+ private:
+  static constexpr std::int64_t kBitmapIds = std::int64_t{1} << 28;
+  void Compact();
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::int64_t> large_;
+  std::size_t compacted_ = 0;
+};
+
 // Converts the ratings of `file` whose user and item are both known to `users` and
 // `items` into a RatingMatrix (file order kept, rows = users.size(), cols = items.size()).
 // The others (e.g. test ratings of users absent from training) replace the contents of

@@ -5,15 +5,15 @@
 // one plus the line ends of the ranges before it: a prefix sum of per-range counts, so
 // error messages still name file:line.
 //
-// Groundwork for reading by rank (issue #11), not yet used by the readers: gathering
-// every rank's parsed ratings on every rank was measured to cost more memory than each rank
-// reading the whole file (1907 against 1669 MiB per rank at P = 2 on 25M ratings), so the
-// ranges become useful once the entries go, by an all-to-all, only to the rank that owns
-// their tile.
+// The rating loader (mf_loader.hpp) cuts the entries' part of a file this way and streams
+// each range in chunks of whole lines, so a rank never holds its range's text whole.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace carousel::io {
 
@@ -24,6 +24,16 @@ struct ByteRange {
 // Range `part` of `parts` of the file `path`, of `size` bytes. Reads only a few bytes
 // around the two cuts. InputError(path, ...) if the file cannot be read.
 ByteRange LineAlignedRange(const std::string& path, std::uint64_t size, int part, int parts);
+
+// The same within `whole` (which starts at a line start): part `part` of `parts` of the
+// bytes [whole.begin, whole.end).
+ByteRange LineAlignedRange(const std::string& path, const ByteRange& whole, int part, int parts);
+
+// Reads `range` in pieces of about `chunk_bytes` and calls `consume` with each: whole lines
+// (every piece but the last ends with '\n'; a line longer than a piece is passed whole), in
+// order, so that the memory used is the piece, not the range.
+void ReadRangeInPieces(const std::string& path, const ByteRange& range, std::size_t chunk_bytes,
+                       const std::function<void(std::string_view)>& consume);
 
 // The bytes [range.begin, range.end) of `path`.
 std::string ReadFileRange(const std::string& path, const ByteRange& range);

@@ -1,10 +1,20 @@
-// From rating files to an MfProblem: reading, the optional seeded train/test split, id
-// maps built from the training ratings, and the test ratings of unseen users or items.
+// From rating files to an MfProblem and this rank's share of the training ratings
+// (DESIGN.md section 8). Each rank parses only its byte range of the training file; the
+// seeded train/test split is keyed by a rating's position in the file; the id maps are a
+// merge of the ranges' distinct ids; each training rating then travels once, in rounds of
+// bounded size, to the rank that runs its row block, which sorts its share into tiles and
+// finds duplicate pairs there. Whole-set summaries (mean, counts per item and stratum) are
+// reductions in a fixed order, so everything is the same to the bit at any rank count.
+//
+// The test ratings are held whole on every rank (they are few: the model evaluates them by
+// row block, rank 0 writes them all); a --test file is read whole by every rank.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "carousel/comm/communicator.hpp"
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/io/id_map.hpp"
 #include "carousel/io/ratings_reader.hpp"
@@ -16,17 +26,21 @@ struct MfInput {
   std::string test;            // empty: split the training file
   double test_fraction = 0.0;  // used when `test` is empty
   RatingsFormat format = RatingsFormat::kAuto;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // of the split and of the tile grid
+  int tiles = 1;           // blocks of the tile grid the ratings are shared out on
 };
 
 struct LoadedMf {
-  MfProblem problem;
+  MfProblem problem;          // the same on every rank
+  std::vector<Rating> share;  // this rank's training ratings, in tile order (SortShare)
   IdMap users, items;
   std::vector<std::int64_t> test_user, test_item;  // external ids, in test order
   std::uint64_t cold_test = 0;  // test ratings whose user or item is not in training
+  double parse_seconds = 0.0;   // this rank's parsing of its range
 };
 
-// Throws carousel::Error (kInput) for unreadable or malformed files.
-LoadedMf LoadMf(const MfInput& input);
+// Collective. Every problem with the input ends every rank with one carousel::Error
+// (kInput), naming file:line as a single process reading the file would.
+LoadedMf LoadMf(Communicator& comm, const MfInput& input);
 
 }  // namespace carousel::io

@@ -10,8 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "carousel/io/line_ranges.hpp"
 
 namespace carousel::io {
 
@@ -49,5 +53,59 @@ struct RatingsFile {
 // ExitCode::kInput for a missing or unreadable file, a file without ratings, a malformed
 // line, a bad id or rating, or a (user, item) pair rated twice.
 RatingsFile ReadRatings(const std::string& path, RatingsFormat format = RatingsFormat::kAuto);
+
+// ---------------------------------------------------------------------------------------
+// Reading by byte range (DESIGN.md section 8): what ReadRatings does, cut so that each rank
+// parses only its range of the file (mf_loader.hpp puts the pieces together).
+
+struct MatrixMarketSize {
+  std::int64_t rows;
+  std::int64_t cols;
+  std::int64_t nnz;
+  std::size_t line;  // of the size line
+};
+
+// What must be known of a file before its ranges can be parsed independently. Read from
+// the head of the file only: the format, where the entries start (after a byte-order mark,
+// or after a Matrix Market file's banner, comments and size line) and where the first data
+// line is (the only place a CSV header may be).
+struct RatingsLayout {
+  std::string path;
+  RatingsFormat format = RatingsFormat::kAuto;  // never kAuto once read
+  std::uint64_t size = 0;                       // of the file, in bytes
+  std::uint64_t data_begin = 0;                 // first byte of the entries' part
+  std::size_t data_first_line = 1;              // line number of the line at data_begin
+  std::uint64_t first_data_offset = 0;          // first byte of the first non-blank line
+  std::optional<MatrixMarketSize> matrix_size;  // Matrix Market only
+};
+
+// Throws InputError for an unreadable or empty file and for a bad banner or size line.
+RatingsLayout ReadRatingsLayout(const std::string& path, RatingsFormat format);
+
+// A problem on a line, counted from 1 at the first line of the range that was parsed.
+struct RangeProblem {
+  std::size_t line = 0;
+  std::string problem;
+};
+
+struct RangeParseResult {
+  std::uint64_t ratings = 0;            // passed to the sink
+  std::uint64_t line_ends = 0;          // '\n' in the range: what the next range's lines follow
+  std::optional<RangeProblem> problem;  // the first problem; parsing stopped there
+};
+
+// Parses the ratings of `range` (line-aligned, within [layout.data_begin, layout.size)),
+// streaming it in pieces, and passes each to `sink` with its line counted from 1 at
+// range.begin. Stops at the first malformed line and returns it instead of throwing, since
+// only the caller knows the range's first line; a sink stops it the same way by throwing a
+// RangeProblem. Throws InputError only when the file cannot be read.
+RangeParseResult ParseRatingsRange(const RatingsLayout& layout, const ByteRange& range,
+                                   const std::function<void(const RawRating&)>& sink);
+
+// The messages of the whole-file checks, shared with the loader that makes them across
+// ranges.
+std::string DuplicateRatingProblem(std::int64_t user, std::int64_t item, std::size_t first_line);
+std::string TooManyEntriesProblem(const MatrixMarketSize& size);
+void CheckEntryCount(const std::string& path, const MatrixMarketSize& size, std::uint64_t found);
 
 }  // namespace carousel::io

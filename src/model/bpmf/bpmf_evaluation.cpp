@@ -20,7 +20,7 @@ Matrix BpmfModel::Impl::GatherColumns() {
     out.Put<std::int64_t>(j);
     out.PutArray(block.theta.data(), static_cast<std::size_t>(block.theta.size()));
   }
-  Matrix h(problem_.train.cols, config_.shape.width());
+  Matrix h(problem_.cols, config_.shape.width());
   for (const std::string& part : comm_->AllGather(out.Take())) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
@@ -143,7 +143,7 @@ MfPosterior BpmfModel::Impl::Posterior() {
                 : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
   };
   post.samples = collected_;
-  const Eigen::Index users = problem_.train.rows;
+  const Eigen::Index users = problem_.rows;
   Eigen::MatrixXd w_sum(users, width), w_sum_sq(users, width);
   post.w_last.resize(users, width);
   post.pred_mean.assign(problem_.test.size(), 0.0);

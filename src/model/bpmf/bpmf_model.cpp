@@ -23,20 +23,15 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
   return BpmfHyper{v[0], v[1], v[2], v[3], v[4]};
 }
 
-double MeanPredictorRmse(const RatingMatrix& train, float mu) {
-  double sse = 0.0;
-  for (const Rating& r : train.entries) sse += (r.value - mu) * static_cast<double>(r.value - mu);
-  return train.entries.empty() ? 0.0 : std::sqrt(sse / static_cast<double>(train.entries.size()));
-}
-
 }  // namespace
 
-BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem)
+BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share)
     : config_(config),
       problem_(problem),
+      share_(std::move(share)),
       sampler_(MakeSampler(config.sampler)),
       hyper_(config.priors.initial),
-      sd_train_(MeanPredictorRmse(problem.train, problem.mu)) {
+      sd_train_(problem.sd_train) {
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
 }
@@ -52,67 +47,68 @@ std::vector<std::uint64_t> BpmfModel::Impl::Attach(const TileRun& run) {
 }
 
 std::vector<std::uint64_t> BpmfModel::Impl::StratumSizes() const {
-  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(B()), 0);
-  for (const Rating& r : problem_.train.entries) {
-    const int i = grid_->rows().BlockOf(r.row), j = grid_->cols().BlockOf(r.col);
-    sizes[static_cast<std::size_t>(((j - i) % B() + B()) % B())]++;
-  }
-  return sizes;
+  if (problem_.tiles != B() || problem_.stratum_sizes.size() != static_cast<std::size_t>(B()))
+    throw Error(ExitCode::kInternal, "BpmfModel: the problem was summarised for " +
+                                         std::to_string(problem_.tiles) + " tiles, the run has " +
+                                         std::to_string(B()));
+  return problem_.stratum_sizes;
 }
 
+// In tile order (SortShare; the loader delivers it so) each tile's ratings are one run, by
+// local row and then local column, and the tiles are filled in one pass.
 void BpmfModel::Impl::BuildRowBlocks() {
+  SortShare(share_, *grid_);
   const int first = layout_->FirstRowBlock(comm_->rank());
   rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
-  // Bucket this rank's ratings by tile, then sort each tile by (row, column) so the
-  // gradient pass walks W row by row and the entry order is fixed.
-  struct Entry {
-    std::uint32_t row, col;
-    float value;
-  };
-  std::vector<std::vector<std::vector<Entry>>> buckets(rows_.size(),
-                                                       std::vector<std::vector<Entry>>(B()));
-  for (const Rating& r : problem_.train.entries) {
-    const int i = grid_->rows().BlockOf(r.row);
-    if (!IsMine(i)) continue;
-    buckets[static_cast<std::size_t>(i - first)][grid_->cols().BlockOf(r.col)].push_back(
-        {grid_->rows().LocalIndex(r.row), grid_->cols().LocalIndex(r.col), r.value});
-  }
+  const BlockPartition& grid_rows = grid_->rows();
+  const BlockPartition& grid_cols = grid_->cols();
+  std::size_t at = 0;
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     BpmfRowBlock& rb = rows_[k];
     rb.id = first + static_cast<int>(k);
-    const std::size_t n = grid_->rows().Members(rb.id).size();
+    const std::size_t n = grid_rows.Members(rb.id).size();
     rb.tiles.resize(static_cast<std::size_t>(B()));
+    rb.degree = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(n));
     for (int j = 0; j < B(); ++j) {
-      auto& entries = buckets[k][j];
-      std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        return a.row != b.row ? a.row < b.row : a.col < b.col;
-      });
       TileRatings& tile = rb.tiles[j];
       tile.row_start.assign(n + 1, 0);
-      for (const Entry& e : entries) tile.row_start[e.row + 1]++;
-      for (std::size_t r = 0; r < n; ++r) tile.row_start[r + 1] += tile.row_start[r];
-      tile.col.reserve(entries.size());
-      tile.value.reserve(entries.size());
-      for (const Entry& e : entries) {
-        tile.col.push_back(e.col);
-        tile.value.push_back(e.value);
+      const std::size_t begin = at;
+      std::uint64_t last = 0;  // (local row, local column) of the previous rating + 1
+      for (; at < share_.size(); ++at) {
+        const Rating& r = share_[at];
+        if (grid_rows.BlockOf(r.row) != rb.id || grid_cols.BlockOf(r.col) != j) break;
+        const std::uint64_t key = (static_cast<std::uint64_t>(grid_rows.LocalIndex(r.row)) << 32 |
+                                   grid_cols.LocalIndex(r.col)) +
+                                  1;
+        if (key <= last)
+          throw Error(ExitCode::kInternal, "BpmfModel: a (user, item) pair rated twice");
+        last = key;
+        tile.row_start[grid_rows.LocalIndex(r.row) + 1]++;
       }
-      std::vector<Entry>().swap(entries);
+      for (std::size_t r = 0; r < n; ++r) {
+        rb.degree[static_cast<Eigen::Index>(r)] += static_cast<float>(tile.row_start[r + 1]);
+        tile.row_start[r + 1] += tile.row_start[r];
+      }
+      tile.col.reserve(at - begin);
+      tile.value.reserve(at - begin);
+      for (std::size_t e = begin; e < at; ++e) {
+        tile.col.push_back(grid_cols.LocalIndex(share_[e].col));
+        tile.value.push_back(share_[e].value);
+      }
     }
   }
-  for (BpmfRowBlock& rb : rows_) {
-    rb.degree =
-        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_->rows().Members(rb.id).size()));
-    for (const TileRatings& tile : rb.tiles)
-      for (Eigen::Index r = 0; r < rb.degree.size(); ++r)
-        rb.degree[r] += static_cast<float>(tile.row_start[r + 1] - tile.row_start[r]);
-  }
+  if (at != share_.size())
+    throw Error(ExitCode::kInternal,
+                "BpmfModel: the share holds ratings of another rank's row blocks");
+  std::vector<Rating>().swap(share_);  // the tiles hold them now
   col_degree_.resize(static_cast<std::size_t>(B()));
-  for (int j = 0; j < B(); ++j)
-    col_degree_[j] =
-        Eigen::VectorXf::Zero(static_cast<Eigen::Index>(grid_->cols().Members(j).size()));
-  for (const Rating& r : problem_.train.entries)
-    col_degree_[grid_->cols().BlockOf(r.col)][grid_->cols().LocalIndex(r.col)] += 1.0f;
+  for (int j = 0; j < B(); ++j) {
+    const auto& members = grid_cols.Members(j);
+    col_degree_[j] = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(members.size()));
+    for (std::size_t c = 0; c < members.size(); ++c)
+      col_degree_[j][static_cast<Eigen::Index>(c)] =
+          static_cast<float>(problem_.col_degree[members[c]]);
+  }
   // Test ratings go with their user's row-block; unknown users with row-block 0.
   for (std::uint32_t k = 0; k < problem_.test.size(); ++k) {
     const TestRating& t = problem_.test[k];
@@ -151,7 +147,7 @@ void BpmfModel::Impl::InitialiseRowBlocks() {
     rb.pred_sum_sq.assign(rb.test.size(), 0.0);
   }
   if (comm_->rank() == 0) {
-    h_sum_ = Eigen::MatrixXd::Zero(problem_.train.cols, config_.shape.width());
+    h_sum_ = Eigen::MatrixXd::Zero(problem_.cols, config_.shape.width());
     h_sum_sq_ = h_sum_;
   }
 }
@@ -201,7 +197,7 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
   sampler_->set_global_state(in.GetVector<double>());
   collected_ = in.Get<std::uint64_t>();
   // Every rank reads rank 0's moments of H; only rank 0 keeps them.
-  Eigen::MatrixXd sum(problem_.train.cols, config_.shape.width()), sum_sq(sum.rows(), sum.cols());
+  Eigen::MatrixXd sum(problem_.cols, config_.shape.width()), sum_sq(sum.rows(), sum.cols());
   in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
   in.GetArray(sum_sq.data(), static_cast<std::size_t>(sum_sq.size()));
   if (comm_->rank() == 0) {
@@ -214,19 +210,18 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
 
 std::string BpmfModel::Impl::Fingerprint() const {
   std::ostringstream s;
-  s << "rows=" << problem_.train.rows << " cols=" << problem_.train.cols
-    << " ratings=" << problem_.train.entries.size() << " test=" << problem_.test.size()
-    << " data_crc=" << std::hex << (Crc64Of(problem_.train.entries) ^ Crc64Of(problem_.test))
-    << std::dec << " tiles=" << B() << " rank=" << config_.shape.rank
-    << " bias=" << config_.shape.bias << " sampler=" << sampler_->name()
-    << " seed=" << config_.seed;
+  s << "rows=" << problem_.rows << " cols=" << problem_.cols << " ratings=" << problem_.train_count
+    << " test=" << problem_.test.size() << " data_crc=" << std::hex
+    << (problem_.train_checksum ^ Crc64Of(problem_.test)) << std::dec << " tiles=" << B()
+    << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
+    << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   return s.str();
 }
 
 // ---- BpmfModel: the TileModel interface over Impl.
 
-BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem)
-    : problem_(problem), impl_(std::make_unique<Impl>(config, problem)) {}
+BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share)
+    : problem_(problem), impl_(std::make_unique<Impl>(config, problem, std::move(share))) {}
 BpmfModel::~BpmfModel() = default;
 
 std::vector<std::uint64_t> BpmfModel::Attach(const TileRun& run) {

@@ -25,7 +25,7 @@ void BpmfModel::Impl::Plan(const IterationContext& ctx) {
   plan.step = config_.step.At(ctx.t);
   plan.batch = config_.minibatch * static_cast<double>(ctx.stratum_size);
   plan.scale =
-      plan.batch > 0 ? static_cast<double>(problem_.train.entries.size()) / plan.batch : 0.0;
+      plan.batch > 0 ? static_cast<double>(problem_.train_count) / plan.batch : 0.0;
   plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
   plan.prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
   if (needs_information_) {
@@ -237,7 +237,7 @@ void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   HyperStats stats;
   // The minibatch SSE, scaled to the whole training set (the same N / |minibatch| scaling
   // as the gradient), stands in for the full-data SSE in tau's conditional.
-  const double n = static_cast<double>(problem_.train.entries.size());
+  const double n = static_cast<double>(problem_.train_count);
   stats.n = n;
   stats.sse = w[kCount] > 0 ? w[kSse] * n / w[kCount] : 0.0;
   stats.w2 = w[kSq];

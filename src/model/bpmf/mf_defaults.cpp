@@ -18,16 +18,8 @@ namespace carousel {
 // degree already, so their steps are plain numbers. Measured on ml-100k (README).
 double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
   const std::string& sampler = options.name;
-  const double n = static_cast<double>(problem.train.entries.size());
-  std::vector<std::uint64_t> row_degree(problem.train.rows), col_degree(problem.train.cols);
-  for (const Rating& r : problem.train.entries) {
-    row_degree[r.row]++;
-    col_degree[r.col]++;
-  }
-  std::uint64_t max_degree = 1;
-  for (auto d : row_degree) max_degree = std::max(max_degree, d);
-  for (auto d : col_degree) max_degree = std::max(max_degree, d);
-  const double degree = static_cast<double>(max_degree);
+  const double n = static_cast<double>(problem.train_count);
+  const double degree = static_cast<double>(std::max<std::uint64_t>(problem.max_degree, 1));
   // PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop's
   // v starts from the first gradient and follows the later ones over about 1000 steps,
   // while the curvature of a heavily rated item's factors grows with its degree as the
@@ -71,7 +63,7 @@ constexpr double kRmspropFloorPerRating = 2.0;
 }  // namespace
 
 double DefaultRmspropLambda(const MfProblem& problem) {
-  const std::size_t n = std::max<std::size_t>(problem.train.entries.size(), 1);
+  const std::uint64_t n = std::max<std::uint64_t>(problem.train_count, 1);
   return kRmspropFloorPerRating / static_cast<double>(n);
 }
 

@@ -39,11 +39,13 @@ struct MfPosterior {
 
 class BpmfModel : public TileModel {
  public:
-  BpmfModel(const MfConfig& config, const MfProblem& problem);
+  // `share`: this rank's training ratings in tile order (mf_loader.hpp; WholeMfProblem for a
+  // single process), consumed when the run attaches.
+  BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share);
   ~BpmfModel() override;
 
-  std::uint32_t grid_rows() const override { return problem_.train.rows; }
-  std::uint32_t grid_cols() const override { return problem_.train.cols; }
+  std::uint32_t grid_rows() const override { return problem_.rows; }
+  std::uint32_t grid_cols() const override { return problem_.cols; }
   std::vector<std::uint64_t> Attach(const TileRun& run) override;
   void InitColBlock(int j) override;
 

@@ -1,0 +1,143 @@
+#include "carousel/data/mf_problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "carousel/util/byte_buffer.hpp"
+
+namespace carousel {
+namespace {
+
+// SplitMix64's finaliser: a rating's contribution to the checksum.
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t RatingHash(const Rating& r) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &r.value, sizeof bits);
+  return Mix((static_cast<std::uint64_t>(r.row) << 32 | r.col) ^ Mix(bits));
+}
+
+}  // namespace
+
+TrainingCounts CountTraining(const std::vector<Rating>& share, const TileGrid& grid) {
+  const int b = grid.blocks();
+  TrainingCounts counts;
+  counts.count = share.size();
+  counts.col_degree.assign(grid.cols().size(), 0);
+  counts.stratum_sizes.assign(static_cast<std::size_t>(b), 0);
+  for (const Rating& r : share) {
+    counts.col_degree[r.col]++;
+    const int i = grid.rows().BlockOf(r.row), j = grid.cols().BlockOf(r.col);
+    counts.stratum_sizes[static_cast<std::size_t>(((j - i) % b + b) % b)]++;
+    counts.checksum += RatingHash(r);
+    counts.lo = std::min(counts.lo, r.value);
+    counts.hi = std::max(counts.hi, r.value);
+  }
+  std::vector<std::uint32_t> row_degree(grid.rows().size(), 0);
+  for (const Rating& r : share)
+    counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
+  return counts;
+}
+
+void MergeCounts(TrainingCounts& total, const TrainingCounts& part) {
+  if (total.col_degree.empty()) {
+    total = part;
+    return;
+  }
+  total.count += part.count;
+  total.max_row_degree = std::max(total.max_row_degree, part.max_row_degree);
+  for (std::size_t c = 0; c < total.col_degree.size(); ++c)
+    total.col_degree[c] += part.col_degree[c];
+  for (std::size_t s = 0; s < total.stratum_sizes.size(); ++s)
+    total.stratum_sizes[s] += part.stratum_sizes[s];
+  total.checksum += part.checksum;
+  total.lo = std::min(total.lo, part.lo);
+  total.hi = std::max(total.hi, part.hi);
+}
+
+std::string CountsToBytes(const TrainingCounts& counts) {
+  ByteWriter out;
+  out.Put(counts.count);
+  out.Put(counts.max_row_degree);
+  out.PutVector(counts.col_degree);
+  out.PutVector(counts.stratum_sizes);
+  out.Put(counts.checksum);
+  out.Put(counts.lo);
+  out.Put(counts.hi);
+  return out.Take();
+}
+
+TrainingCounts CountsFromBytes(const std::string& bytes) {
+  ByteReader in(bytes);
+  TrainingCounts counts;
+  counts.count = in.Get<std::uint64_t>();
+  counts.max_row_degree = in.Get<std::uint64_t>();
+  counts.col_degree = in.GetVector<std::uint32_t>();
+  counts.stratum_sizes = in.GetVector<std::uint64_t>();
+  counts.checksum = in.Get<std::uint64_t>();
+  counts.lo = in.Get<float>();
+  counts.hi = in.Get<float>();
+  return counts;
+}
+
+std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
+                      std::uint32_t col) {
+  const std::uint64_t tile =
+      static_cast<std::uint64_t>(grid.rows().BlockOf(row) - first_row_block) *
+          static_cast<std::uint64_t>(grid.blocks()) +
+      static_cast<std::uint64_t>(grid.cols().BlockOf(col));
+  return tile << 32 | grid.rows().LocalIndex(row);
+}
+
+void SortShare(std::vector<Rating>& share, const TileGrid& grid) {
+  const BlockPartition& cols = grid.cols();
+  const auto less = [&](const Rating& a, const Rating& b) {
+    const std::uint64_t ka = TileKey(grid, 0, a.row, a.col), kb = TileKey(grid, 0, b.row, b.col);
+    return ka != kb ? ka < kb : cols.LocalIndex(a.col) < cols.LocalIndex(b.col);
+  };
+  if (!std::is_sorted(share.begin(), share.end(), less))
+    std::sort(share.begin(), share.end(), less);
+}
+
+void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int tiles, double sum,
+                        double squared_deviations) {
+  problem.train_count = counts.count;
+  const double n = static_cast<double>(counts.count);
+  problem.mu = TrainingMean(sum, counts.count);
+  problem.lo = counts.lo;
+  problem.hi = counts.hi;
+  problem.sd_train = counts.count ? std::sqrt(squared_deviations / n) : 0.0;
+  std::uint64_t max_degree = counts.max_row_degree;
+  for (std::uint32_t d : counts.col_degree) max_degree = std::max<std::uint64_t>(max_degree, d);
+  problem.max_degree = max_degree;
+  problem.col_degree = counts.col_degree;
+  problem.tiles = tiles;
+  problem.stratum_sizes = counts.stratum_sizes;
+  problem.train_checksum = counts.checksum;
+}
+
+MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
+                         std::uint64_t seed, std::vector<Rating>* share) {
+  MfProblem problem;
+  problem.rows = train.rows;
+  problem.cols = train.cols;
+  problem.test = std::move(test);
+  const TileGrid grid(train.rows, train.cols, tiles, seed);
+  double sum = 0.0, squared_deviations = 0.0;
+  for (const Rating& r : train.entries) sum = AddRating(sum, r.value);
+  const float mu = TrainingMean(sum, train.entries.size());
+  for (const Rating& r : train.entries)
+    squared_deviations = AddSquaredDeviation(squared_deviations, r.value, mu);
+  SetTrainingSummary(problem, CountTraining(train.entries, grid), tiles, sum, squared_deviations);
+  *share = train.entries;
+  SortShare(*share, grid);
+  return problem;
+}
+
+}  // namespace carousel
