@@ -138,8 +138,6 @@ int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out) {
   return static_cast<int>(ExitCode::kInterrupted);
 }
 
-namespace {
-
 double PeakRssKib() {
   std::FILE* f = std::fopen("/proc/self/status", "r");
   if (!f) return 0.0;
@@ -151,11 +149,10 @@ double PeakRssKib() {
   return kib;
 }
 
-}  // namespace
-
 std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
-                                       std::uint64_t items_held) {
-  RankStats mine{comm_share, PeakRssKib(), items_held};
+                                       std::uint64_t items_held, const LoadStats& load,
+                                       const ModelFootprint& footprint) {
+  RankStats mine{comm_share, PeakRssKib(), items_held, load, footprint};
   std::vector<RankStats> all;
   for (const std::string& part :
        comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
@@ -173,6 +170,17 @@ void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
         "%llu %s held\n",
         r, 100.0 * stats[r].comm_share, stats[r].peak_rss_kib / 1024.0,
         static_cast<unsigned long long>(stats[r].items_held), items);
+  for (std::size_t r = 0; r < stats.size(); ++r) {
+    const LoadStats& load = stats[r].load;
+    std::printf(
+        "  rank %zu: input read in %.2f s (its part, %.1f MB, parsed at %.0f MB/s), peak memory "
+        "%.1f MiB when read; holds %.1f MiB of data and %.1f MiB of parameters and sampler "
+        "state\n",
+        r, load.seconds, load.parsed_bytes / 1e6,
+        load.parse_seconds > 0 ? load.parsed_bytes / 1e6 / load.parse_seconds : 0.0,
+        load.peak_rss_kib / 1024.0, stats[r].footprint.data_bytes / 1048576.0,
+        stats[r].footprint.state_bytes / 1048576.0);
+  }
 }
 
 }  // namespace carousel::cli

@@ -35,7 +35,10 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
   const auto start = std::chrono::steady_clock::now();
   // One process holds every rating; sorted by (user, item), so that the sums within a row
   // or column do not depend on the order of the file's lines.
-  RatingMatrix train{data.problem.rows, data.problem.cols, data.share};
+  const TileGrid grid(data.problem.rows, data.problem.cols, config.tiles, config.seed);
+  RatingMatrix train{data.problem.rows, data.problem.cols, {}};
+  train.entries.reserve(data.share.size());
+  for (const TileEntry& e : data.share) train.entries.push_back(FromTileEntry(grid, 0, e));
   std::sort(train.entries.begin(), train.entries.end(), [](const Rating& a, const Rating& b) {
     return a.row != b.row ? a.row < b.row : a.col < b.col;
   });

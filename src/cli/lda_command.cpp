@@ -1,6 +1,7 @@
 // `carousel lda`: options, wiring of corpus reader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/line_ranges.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/lda/lda_model.hpp"
@@ -144,9 +146,15 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
   Corpus corpus;
+  const auto load_start = std::chrono::steady_clock::now();
   RunCollectively(comm, [&] {
     corpus = io::ReadCorpus(options.corpus, options.vocab, io::ParseCorpusFormat(options.format));
   });
+  LoadStats load;  // every rank parses the whole corpus
+  load.seconds = load.parse_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  load.parsed_bytes = static_cast<double>(io::FileSize(options.corpus));
+  load.peak_rss_kib = PeakRssKib();
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
 
@@ -198,7 +206,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::uint64_t samples = model.samples();
   const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
   const LdaGibbsStats gibbs = model.gibbs_stats();
-  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, model.tokens_held());
+  const std::vector<RankStats> stats =
+      GatherRankStats(comm, comm_share, model.tokens_held(), load, ModelFootprint{});
   const std::vector<std::string> gibbs_all =
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
   if (comm.rank() == 0) {

@@ -1,6 +1,7 @@
 // `carousel mf`: options, wiring of loader, engine and outputs, progress and summary.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -155,7 +156,14 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
   options.input.tiles = config.tiles;
+  const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
+  LoadStats load;
+  load.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  load.parse_seconds = data.parse_seconds;
+  load.parsed_bytes = static_cast<double>(data.parsed_bytes);
+  load.peak_rss_kib = PeakRssKib();
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
   // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
   // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc
@@ -212,13 +220,19 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const double comm_share = outcome.comm_share;
 
   const MfPosterior posterior = model.Posterior();
+  std::unique_ptr<io::UserArrayWriter> user_arrays;
+  if (comm.rank() == 0)
+    user_arrays = std::make_unique<io::UserArrayWriter>(options.basics.out, data.problem.rows,
+                                                        config.shape.rank, config.shape.bias);
+  model.ForEachUserSlice([&](const UserSlice& slice) { user_arrays->Write(slice); });
   const double run_seconds = engine->seconds_running();
-  const std::vector<RankStats> stats = GatherRankStats(comm, comm_share, model.ratings_held());
+  const std::vector<RankStats> stats =
+      GatherRankStats(comm, comm_share, model.ratings_held(), load, model.footprint());
   if (comm.rank() == 0) {
     io::WriteTrace(trace_path, comments, model.trace());
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
-    io::WritePosteriorArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias,
-                             data);
+    user_arrays->Commit();
+    io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);
     const TraceRow& last = model.trace().back();
     if (data.problem.test.empty())
       std::printf("carousel mf: no test set (use --test or --test-fraction)\n");

@@ -25,13 +25,17 @@ std::uint64_t RatingHash(const Rating& r) {
 
 }  // namespace
 
-TrainingCounts CountTraining(const std::vector<Rating>& share, const TileGrid& grid) {
+TrainingCounts CountTraining(const std::vector<TileEntry>& share, const TileGrid& grid,
+                             int first_row_block) {
   const int b = grid.blocks();
   TrainingCounts counts;
   counts.count = share.size();
   counts.col_degree.assign(grid.cols().size(), 0);
   counts.stratum_sizes.assign(static_cast<std::size_t>(b), 0);
-  for (const Rating& r : share) {
+  std::vector<std::uint32_t> row_degree(grid.rows().size(), 0);
+  for (const TileEntry& e : share) {
+    const Rating r = FromTileEntry(grid, first_row_block, e);
+    counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
     counts.col_degree[r.col]++;
     const int i = grid.rows().BlockOf(r.row), j = grid.cols().BlockOf(r.col);
     counts.stratum_sizes[static_cast<std::size_t>(((j - i) % b + b) % b)]++;
@@ -39,9 +43,6 @@ TrainingCounts CountTraining(const std::vector<Rating>& share, const TileGrid& g
     counts.lo = std::min(counts.lo, r.value);
     counts.hi = std::max(counts.hi, r.value);
   }
-  std::vector<std::uint32_t> row_degree(grid.rows().size(), 0);
-  for (const Rating& r : share)
-    counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
   return counts;
 }
 
@@ -95,14 +96,16 @@ std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t r
   return tile << 32 | grid.rows().LocalIndex(row);
 }
 
-void SortShare(std::vector<Rating>& share, const TileGrid& grid) {
-  const BlockPartition& cols = grid.cols();
-  const auto less = [&](const Rating& a, const Rating& b) {
-    const std::uint64_t ka = TileKey(grid, 0, a.row, a.col), kb = TileKey(grid, 0, b.row, b.col);
-    return ka != kb ? ka < kb : cols.LocalIndex(a.col) < cols.LocalIndex(b.col);
-  };
-  if (!std::is_sorted(share.begin(), share.end(), less))
-    std::sort(share.begin(), share.end(), less);
+TileEntry ToTileEntry(const TileGrid& grid, int first_row_block, const Rating& r) {
+  return {TileKey(grid, first_row_block, r.row, r.col), grid.cols().LocalIndex(r.col), r.value};
+}
+
+Rating FromTileEntry(const TileGrid& grid, int first_row_block, const TileEntry& e) {
+  const auto tile = static_cast<int>(e.key >> 32);
+  const int row_block = first_row_block + tile / grid.blocks();
+  const int col_block = tile % grid.blocks();
+  return {grid.rows().Members(row_block)[e.key & 0xFFFFFFFFu],
+          grid.cols().Members(col_block)[e.local_col], e.value};
 }
 
 void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int tiles, double sum,
@@ -123,7 +126,7 @@ void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int ti
 }
 
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
-                         std::uint64_t seed, std::vector<Rating>* share) {
+                         std::uint64_t seed, std::vector<TileEntry>* share) {
   MfProblem problem;
   problem.rows = train.rows;
   problem.cols = train.cols;
@@ -134,9 +137,10 @@ MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test
   const float mu = TrainingMean(sum, train.entries.size());
   for (const Rating& r : train.entries)
     squared_deviations = AddSquaredDeviation(squared_deviations, r.value, mu);
-  SetTrainingSummary(problem, CountTraining(train.entries, grid), tiles, sum, squared_deviations);
-  *share = train.entries;
-  SortShare(*share, grid);
+  share->clear();
+  for (const Rating& r : train.entries) share->push_back(ToTileEntry(grid, 0, r));
+  std::sort(share->begin(), share->end(), TileOrder);
+  SetTrainingSummary(problem, CountTraining(*share, grid, 0), tiles, sum, squared_deviations);
   return problem;
 }
 

@@ -31,15 +31,6 @@ struct Parsed {
 constexpr std::size_t kPiece = std::size_t{1} << 20;
 using Pieces = std::vector<std::vector<Parsed>>;
 
-// A training rating on its way to the rank of its row block: where it goes in that rank's
-// tiles (TileKey, local column), its value and its line for duplicate reports.
-struct Travelling {
-  std::uint64_t tile_key;
-  std::uint32_t local_col;
-  float value;
-  std::uint64_t line;
-};
-
 template <typename T>
 std::string BytesOf(const std::vector<T>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
@@ -152,22 +143,21 @@ IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
 // Sends every training rating of the pieces to the rank of its row block, one piece per
 // round (every rank runs as many rounds as the rank with the most pieces), freeing each
 // piece once sent. Returns the ratings this rank received.
-std::vector<Travelling> ShareOut(Communicator& comm, Pieces& pieces, const RangePlace& place,
-                                 const LoadedMf& out, const TileGrid& grid,
-                                 const RankLayout& ranks) {
+std::vector<TileEntry> ShareOut(Communicator& comm, Pieces& pieces, const RangePlace& place,
+                                const LoadedMf& out, const TileGrid& grid,
+                                const RankLayout& ranks) {
   constexpr int kTag = 0x5A4E;
   const int p_count = comm.size();
-  std::vector<Travelling> received;
+  std::vector<TileEntry> received;
   for (std::size_t round = 0; round < place.max_pieces; ++round) {
-    std::vector<std::vector<Travelling>> sends(static_cast<std::size_t>(p_count));
+    std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(p_count));
     if (round < pieces.size()) {
       for (const Parsed& p : pieces[round]) {
         if (p.user < 0) continue;
         const std::uint32_t row = *out.users.Find(p.user), col = *out.items.Find(p.item);
         const int dest = ranks.RankOfRowBlock(grid.rows().BlockOf(row));
         sends[static_cast<std::size_t>(dest)].push_back(
-            {TileKey(grid, ranks.FirstRowBlock(dest), row, col), grid.cols().LocalIndex(col),
-             p.value, place.first_line - 1 + p.line});
+            ToTileEntry(grid, ranks.FirstRowBlock(dest), {row, col, p.value}));
       }
       std::vector<Parsed>().swap(pieces[round]);
     }
@@ -178,14 +168,14 @@ std::vector<Travelling> ShareOut(Communicator& comm, Pieces& pieces, const Range
     for (int d = 0; d < p_count; ++d) {
       if (d == comm.rank() || sends[d].empty()) continue;
       messages.push_back({d, kTag, BytesOf(sends[d])});
-      std::vector<Travelling>().swap(sends[d]);
+      std::vector<TileEntry>().swap(sends[d]);
     }
     for (int s = 0; s < p_count; ++s) {
       std::uint64_t n = 0;
       std::memcpy(&n, all_counts[static_cast<std::size_t>(s)].data() + comm.rank() * sizeof n,
                   sizeof n);
       if (s != comm.rank() && n > 0)
-        expected.push_back({s, kTag, std::string(n * sizeof(Travelling), '\0')});
+        expected.push_back({s, kTag, std::string(n * sizeof(TileEntry), '\0')});
     }
     auto pending = comm.StartExchange(std::move(messages), std::move(expected));
     const auto& own = sends[static_cast<std::size_t>(comm.rank())];
@@ -195,112 +185,86 @@ std::vector<Travelling> ShareOut(Communicator& comm, Pieces& pieces, const Range
   return received;
 }
 
-// A repeated (user, item) pair: reported at the second line it occurs on, naming the first.
-struct Duplicate {
-  std::uint64_t first = 0, second = std::numeric_limits<std::uint64_t>::max();
-  std::int64_t user = 0, item = 0;
+// A (user, item) pair rated more than once, by external ids.
+struct Pair {
+  std::int64_t user, item;
+  bool operator<(const Pair& o) const { return user != o.user ? user < o.user : item < o.item; }
+  bool operator==(const Pair& o) const { return user == o.user && item == o.item; }
 };
 
-void Consider(Duplicate& best, std::uint64_t first, std::uint64_t second, std::int64_t user,
-              std::int64_t item) {
-  if (second < best.second) best = {first, second, user, item};
-}
-
-// The earliest duplicate among this rank's share (sorted by key, so copies are adjacent)
-// and the test ratings split off the same file (held whole on every rank).
-Duplicate FindDuplicate(const std::vector<Travelling>& share, const std::vector<RawRating>& test,
-                        const LoadedMf& out, const TileGrid& grid, const RankLayout& ranks,
-                        int rank, bool report_test_only) {
-  const int first_row_block = ranks.FirstRowBlock(rank);
-  auto same = [](const Travelling& a, const Travelling& b) {
-    return a.tile_key == b.tile_key && a.local_col == b.local_col;
+// The pairs this rank sees rated twice: within its share (sorted, so copies are adjacent),
+// between its share and the test ratings split off the same file, and (on one rank) among
+// those test ratings. At most `limit` of them: one is enough to fail, the earliest is found
+// among all by DuplicateLines.
+std::vector<Pair> FindDuplicatePairs(const std::vector<TileEntry>& share,
+                                     const std::vector<RawRating>& test, const LoadedMf& out,
+                                     const TileGrid& grid, int first_row_block, int rank,
+                                     const RankLayout& ranks, bool test_among_themselves) {
+  constexpr std::size_t kLimit = 1024;
+  std::vector<Pair> pairs;
+  auto add = [&](const TileEntry& e) {
+    const Rating r = FromTileEntry(grid, first_row_block, e);
+    pairs.push_back({out.users.External(r.row), out.items.External(r.col)});
   };
-  auto external = [&](const Travelling& t, std::int64_t& user, std::int64_t& item) {
-    const auto block = static_cast<int>(t.tile_key >> 32) / grid.blocks() + first_row_block;
-    const int col_block = static_cast<int>((t.tile_key >> 32) % grid.blocks());
-    user = out.users.External(grid.rows().Members(block)[t.tile_key & 0xFFFFFFFFu]);
-    item = out.items.External(grid.cols().Members(col_block)[t.local_col]);
-  };
-  Duplicate best;
-  // The test copies of pairs whose row block this rank runs.
-  struct TestCopy {
-    std::uint64_t tile_key;
-    std::uint32_t local_col;
-    std::uint64_t line;
-  };
-  std::vector<TestCopy> mine;
+  for (std::size_t i = 1; i < share.size() && pairs.size() < kLimit; ++i)
+    if (!TileOrder(share[i - 1], share[i])) add(share[i]);
   for (const RawRating& t : test) {
+    if (pairs.size() >= kLimit) break;
     const auto row = out.users.Find(t.user), col = out.items.Find(t.item);
     if (!row || !col || ranks.RankOfRowBlock(grid.rows().BlockOf(*row)) != rank) continue;
-    mine.push_back(
-        {TileKey(grid, first_row_block, *row, *col), grid.cols().LocalIndex(*col), t.line});
+    const TileEntry probe = ToTileEntry(grid, first_row_block, {*row, *col, 0.0f});
+    if (std::binary_search(share.begin(), share.end(), probe, TileOrder))
+      pairs.push_back({t.user, t.item});
   }
-  auto less = [](const Travelling& a, const Travelling& b) {
-    return a.tile_key != b.tile_key ? a.tile_key < b.tile_key : a.local_col < b.local_col;
-  };
-  for (std::size_t i = 0; i < share.size();) {
-    std::size_t j = i + 1;
-    while (j < share.size() && same(share[i], share[j])) ++j;
-    if (j - i > 1) {
-      std::uint64_t a = share[i].line, b = std::numeric_limits<std::uint64_t>::max();
-      for (std::size_t k = i + 1; k < j; ++k) {
-        const std::uint64_t l = share[k].line;
-        if (l < a) {
-          b = a;
-          a = l;
-        } else if (l < b) {
-          b = l;
-        }
-      }
-      std::int64_t user = 0, item = 0;
-      external(share[i], user, item);
-      Consider(best, a, b, user, item);
-    }
-    i = j;
+  if (test_among_themselves) {
+    std::vector<Pair> all;
+    for (const RawRating& t : test) all.push_back({t.user, t.item});
+    std::sort(all.begin(), all.end());
+    for (std::size_t i = 1; i < all.size() && pairs.size() < kLimit; ++i)
+      if (all[i] == all[i - 1]) pairs.push_back(all[i]);
   }
-  for (const TestCopy& t : mine) {
-    const Travelling probe{t.tile_key, t.local_col, 0.0f, 0};
-    const auto range = std::equal_range(share.begin(), share.end(), probe, less);
-    if (range.first == range.second) continue;
-    std::uint64_t a = t.line, b = std::numeric_limits<std::uint64_t>::max();
-    for (auto it = range.first; it != range.second; ++it) {
-      if (it->line < a) {
-        b = a;
-        a = it->line;
-      } else if (it->line < b) {
-        b = it->line;
-      }
-    }
-    std::int64_t user = 0, item = 0;
-    external(*range.first, user, item);
-    Consider(best, a, b, user, item);
-  }
-  if (report_test_only) {  // pairs both of whose copies went to the test set
-    std::vector<RawRating> sorted = test;
-    std::sort(sorted.begin(), sorted.end(), [](const RawRating& a, const RawRating& b) {
-      return a.user != b.user   ? a.user < b.user
-             : a.item != b.item ? a.item < b.item
-                                : a.line < b.line;
-    });
-    for (std::size_t i = 1; i < sorted.size(); ++i)
-      if (sorted[i].user == sorted[i - 1].user && sorted[i].item == sorted[i - 1].item)
-        Consider(best, sorted[i - 1].line, sorted[i].line, sorted[i].user, sorted[i].item);
-  }
-  return best;
+  return pairs;
 }
 
-void ThrowEarliestDuplicate(Communicator& comm, const std::string& path, const Duplicate& mine) {
-  const std::vector<std::string> all =
-      comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
-  Duplicate best;
-  for (const std::string& bytes : all) {
-    Duplicate d;
-    std::memcpy(&d, bytes.data(), sizeof d);
-    Consider(best, d.first, d.second, d.user, d.item);
-  }
+// Duplicates are rare and always an error, so their lines are not carried with every
+// rating: once some pair is known to repeat, every rank parses its range again for the
+// lines of those pairs, and the pair whose second occurrence comes first is reported, at
+// that line, naming the first, as a single process reading the file would.
+void ThrowEarliestDuplicate(Communicator& comm, const RatingsLayout& layout, const ByteRange& range,
+                            const RangePlace& place, const std::vector<Pair>& mine) {
+  std::vector<Pair> pairs;
+  for (const std::string& part : comm.AllGather(BytesOf(mine))) AppendFrom(part, pairs);
+  if (pairs.empty()) return;
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  struct Hit {
+    Pair pair;
+    std::uint64_t line;
+  };
+  std::vector<Hit> hits;
   RunCollectively(comm, [&] {
-    if (best.second != std::numeric_limits<std::uint64_t>::max())
-      Fail(Location{path, best.second}, DuplicateRatingProblem(best.user, best.item, best.first));
+    ParseRatingsRange(layout, range, [&](const RawRating& r) {
+      if (std::binary_search(pairs.begin(), pairs.end(), Pair{r.user, r.item}))
+        hits.push_back({{r.user, r.item}, place.first_line - 1 + r.line});
+    });
+  });
+  std::vector<Hit> all;
+  for (const std::string& part : comm.AllGather(BytesOf(hits))) AppendFrom(part, all);
+  std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
+    return a.pair == b.pair ? a.line < b.line : a.pair < b.pair;
+  });
+  const Hit* first = nullptr;
+  const Hit* second = nullptr;
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i].pair == all[i - 1].pair && (i < 2 || !(all[i - 2].pair == all[i].pair)) &&
+        (!second || all[i].line < second->line)) {
+      first = &all[i - 1];
+      second = &all[i];
+    }
+  RunCollectively(comm, [&] {
+    if (second)
+      Fail(Location{layout.path, second->line},
+           DuplicateRatingProblem(second->pair.user, second->pair.item, first->line));
   });
 }
 
@@ -324,14 +288,16 @@ void SetTest(LoadedMf& out, const std::string& path, const std::vector<RawRating
 LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   LoadedMf out;
   RatingsLayout layout;
+  ByteRange range;
   ParsedRange parsed;
   const auto start = std::chrono::steady_clock::now();
   RunCollectively(comm, [&] {
     RankLayout(input.tiles, comm.size());  // refuses a tile count the ranks cannot share
     layout = ReadRatingsLayout(input.train, input.format);
-    const ByteRange range = LineAlignedRange(input.train, ByteRange{layout.data_begin, layout.size},
-                                             comm.rank(), comm.size());
+    range = LineAlignedRange(input.train, ByteRange{layout.data_begin, layout.size}, comm.rank(),
+                             comm.size());
     parsed = ParseMyRange(layout, range);
+    out.parsed_bytes = range.end - range.begin;
   });
   out.parse_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -396,24 +362,15 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   const TileGrid grid(out.problem.rows, out.problem.cols, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
   const int first_row_block = ranks.FirstRowBlock(comm.rank());
-  std::vector<Travelling> share = ShareOut(comm, parsed.pieces, place, out, grid, ranks);
-  std::sort(share.begin(), share.end(), [](const Travelling& a, const Travelling& b) {
-    return a.tile_key != b.tile_key ? a.tile_key < b.tile_key : a.local_col < b.local_col;
-  });
-  ThrowEarliestDuplicate(
-      comm, input.train,
-      FindDuplicate(share, test, out, grid, ranks, comm.rank(), split && comm.rank() == 0));
-
-  out.share.reserve(share.size());
-  for (const Travelling& t : share) {
-    const int block = static_cast<int>(t.tile_key >> 32) / grid.blocks() + first_row_block;
-    const int col_block = static_cast<int>((t.tile_key >> 32) % grid.blocks());
-    out.share.push_back({grid.rows().Members(block)[t.tile_key & 0xFFFFFFFFu],
-                         grid.cols().Members(col_block)[t.local_col], t.value});
-  }
-  std::vector<Travelling>().swap(share);
+  std::vector<TileEntry> share = ShareOut(comm, parsed.pieces, place, out, grid, ranks);
+  std::sort(share.begin(), share.end(), TileOrder);
+  ThrowEarliestDuplicate(comm, layout, range, place,
+                         FindDuplicatePairs(share, test, out, grid, first_row_block, comm.rank(),
+                                            ranks, split && comm.rank() == 0));
+  out.share = std::move(share);
   TrainingCounts counts;
-  for (const std::string& part : comm.AllGather(CountsToBytes(CountTraining(out.share, grid))))
+  for (const std::string& part :
+       comm.AllGather(CountsToBytes(CountTraining(out.share, grid, first_row_block))))
     MergeCounts(counts, CountsFromBytes(part));
   SetTrainingSummary(out.problem, counts, input.tiles, sum, squared_deviations);
   return out;

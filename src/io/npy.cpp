@@ -127,6 +127,11 @@ NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows, std::size_
   file_.Append(Header({rows, cols}, "<f8"));
 }
 
+NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows)
+    : file_(path), rows_(rows), cols_(1) {
+  file_.Append(Header({rows}, "<f8"));
+}
+
 void NpyRowWriter::AppendRows(const double* data, std::size_t rows) {
   if (written_ + rows > rows_) throw Error(ExitCode::kInternal, "NpyRowWriter: too many rows");
   std::string bytes(reinterpret_cast<const char*>(data), rows * cols_ * sizeof(double));

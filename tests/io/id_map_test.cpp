@@ -166,5 +166,21 @@ TEST(IdMap, MapsMl100kSplitFromTrainingIds) {
   for (const RawRating& r : unmapped) EXPECT_EQ(items.Find(r.item), std::nullopt);
 }
 
+TEST(IdSet, GivesTheDistinctIdsInOrderSmallAndLarge) {
+  IdSet set;
+  std::vector<std::int64_t> expected;
+  const std::int64_t large = std::int64_t{1} << 40;
+  for (int round = 0; round < 3; ++round)
+    for (std::int64_t k = 0; k < 20000; ++k) {
+      set.Add((k * 7919) % 20000);            // small: the bitmap
+      set.Add(large + (k * 104729) % 15000);  // large: the sorted buffer
+    }
+  for (std::int64_t k = 0; k < 20000; ++k) expected.push_back(k);
+  for (std::int64_t k = 0; k < 15000; ++k) expected.push_back(large + k);
+  EXPECT_EQ(set.Sorted(), expected);
+  IdSet empty;
+  EXPECT_TRUE(empty.Sorted().empty());
+}
+
 }  // namespace
 }  // namespace carousel::io

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "carousel/util/error.hpp"
 
@@ -62,6 +64,44 @@ TEST_F(LineRangesTest, ACutInsideALineOrACrlfPairMovesToTheNextLineStart) {
   // Parts whose cut falls in the last line are empty.
   const ByteRange last = LineAlignedRange(path, text.size(), 13, 14);
   EXPECT_EQ(last.begin, last.end);
+}
+
+TEST_F(LineRangesTest, RangesWithinAPartStartAtItsBeginAndTileIt) {
+  // A Matrix Market head (banner, size line) the entries' part starts after.
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n3 3 3\n";
+  const std::string text = head + "1 1 5\r\n2 2 1\r\n3 3 2";
+  const std::string path = Write(text);
+  const ByteRange whole{head.size(), text.size()};
+  for (int parts = 1; parts <= 12; ++parts) {
+    std::string joined;
+    std::uint64_t previous_end = whole.begin;
+    for (int p = 0; p < parts; ++p) {
+      const ByteRange r = LineAlignedRange(path, whole, p, parts);
+      EXPECT_EQ(r.begin, previous_end) << "part " << p << " of " << parts;
+      EXPECT_TRUE(r.begin == whole.begin || r.begin == text.size() || text[r.begin - 1] == '\n');
+      joined += ReadFileRange(path, r);
+      previous_end = r.end;
+    }
+    EXPECT_EQ(joined, text.substr(head.size())) << parts << " parts";
+  }
+}
+
+// Pieces are whole lines (a CRLF pair is never split), in order, whatever the piece size;
+// a line longer than a piece comes whole.
+TEST_F(LineRangesTest, PiecesAreWholeLinesWhateverThePieceSize) {
+  const std::string text = "1 2 5\r\n10 20 3.5\r\n" + std::string(40, '7') + " 1 1\n\n4 5 6";
+  const std::string path = Write(text);
+  for (std::size_t piece = 1; piece <= text.size() + 1; ++piece) {
+    std::string joined;
+    std::vector<std::string> pieces;
+    ReadRangeInPieces(path, ByteRange{0, text.size()}, piece, [&](std::string_view p) {
+      pieces.emplace_back(p);
+      joined += p;
+    });
+    EXPECT_EQ(joined, text) << "piece size " << piece;
+    for (std::size_t k = 0; k + 1 < pieces.size(); ++k)
+      EXPECT_EQ(pieces[k].back(), '\n') << "piece size " << piece << ", piece " << k;
+  }
 }
 
 TEST_F(LineRangesTest, AMissingFileOrADirectoryIsAnInputError) {

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "carousel/util/error.hpp"
 
@@ -356,6 +359,82 @@ TEST_F(RatingsReader, MatrixMarketChecksLinesAndDuplicates) {
 }
 
 // --- Real data --------------------------------------------------------------------------
+
+// --- Reading by byte range ------------------------------------------------------------
+
+// The ratings of the file read as `parts` line-aligned ranges, each parsed on its own and
+// numbered from its first line, then put back in order with global line numbers: what the
+// loader does across ranks.
+RatingsFile ReadInParts(const std::string& path, int parts, std::optional<RangeProblem>* problem) {
+  const RatingsLayout layout = ReadRatingsLayout(path, RatingsFormat::kAuto);
+  RatingsFile file{path, layout.format, {}};
+  std::size_t first_line = layout.data_first_line;
+  for (int p = 0; p < parts; ++p) {
+    const ByteRange range =
+        LineAlignedRange(path, ByteRange{layout.data_begin, layout.size}, p, parts);
+    const RangeParseResult result = ParseRatingsRange(layout, range, [&](const RawRating& r) {
+      file.ratings.push_back({r.user, r.item, r.value, first_line - 1 + r.line});
+    });
+    if (result.problem && !*problem)
+      *problem = RangeProblem{first_line - 1 + result.problem->line, result.problem->problem};
+    first_line += result.line_ends;
+  }
+  return file;
+}
+
+TEST_F(RatingsReader, RangesParsedApartGiveTheWholeFileWithItsLineNumbers) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"ws.txt", "\n196\t242\t3\n\n186 302 3.5\n22 377 1\n244 51 2"},
+      {"h.csv", "\xEF\xBB\xBFuserId,movieId,rating\r\n1,2,3.5\r\n\r\n3,4,5\r\n5,6,1\r\n"},
+      {"m.dat", "1::2::5::0\r\n3::4::1.5::0\r\n"},
+      {"m.mtx",
+       "%%MatrixMarket matrix coordinate real general\n% comment\n\n4 4 3\n1 1 5\n"
+       "%x\n2 3 1\n4 4 2\n"}};
+  for (const auto& [name, contents] : files) {
+    const std::string path = Write(name, contents);
+    const RatingsFile whole = ReadRatings(path);
+    for (int parts = 1; parts <= static_cast<int>(contents.size()) + 1; ++parts) {
+      std::optional<RangeProblem> problem;
+      const RatingsFile pieces = ReadInParts(path, parts, &problem);
+      EXPECT_FALSE(problem) << name << ", " << parts << " parts: " << problem->problem;
+      ASSERT_EQ(pieces.ratings.size(), whole.ratings.size()) << name << ", " << parts << " parts";
+      for (std::size_t k = 0; k < whole.ratings.size(); ++k) {
+        EXPECT_EQ(pieces.ratings[k].user, whole.ratings[k].user);
+        EXPECT_EQ(pieces.ratings[k].item, whole.ratings[k].item);
+        EXPECT_EQ(pieces.ratings[k].value, whole.ratings[k].value);
+        EXPECT_EQ(pieces.ratings[k].line, whole.ratings[k].line) << name << ", " << parts;
+      }
+    }
+  }
+}
+
+TEST_F(RatingsReader, AProblemInARangeIsNumberedFromItsFirstLine) {
+  const std::string path = Write("bad.txt", "1 2 3\n4 5 6\n7 8 9\n1 x 2\n");
+  for (int parts = 1; parts <= 4; ++parts) {
+    std::optional<RangeProblem> problem;
+    ReadInParts(path, parts, &problem);
+    ASSERT_TRUE(problem) << parts << " parts";
+    EXPECT_EQ(problem->line, 4u) << parts << " parts";
+    EXPECT_NE(problem->problem.find("non-numeric item id 'x'"), std::string::npos);
+  }
+}
+
+TEST_F(RatingsReader, TheLayoutIsReadFromTheHeadOnly) {
+  const RatingsLayout mm = ReadRatingsLayout(
+      Write("h.mtx",
+            "%%MatrixMarket matrix coordinate integer general\r\n%c\r\n2 2 1\r\n1 1 3\r\n"),
+      RatingsFormat::kAuto);
+  EXPECT_EQ(mm.format, RatingsFormat::kMatrixMarket);
+  EXPECT_EQ(mm.data_first_line, 4u);
+  ASSERT_TRUE(mm.matrix_size);
+  EXPECT_EQ(mm.matrix_size->nnz, 1);
+  EXPECT_EQ(mm.data_begin, mm.size - std::string("1 1 3\r\n").size());
+  const RatingsLayout csv =
+      ReadRatingsLayout(Write("b.csv", "\xEF\xBB\xBF\n\nu,i,r\n1,2,3\n"), RatingsFormat::kAuto);
+  EXPECT_EQ(csv.format, RatingsFormat::kCsv);
+  EXPECT_EQ(csv.data_begin, 3u);         // after the byte-order mark
+  EXPECT_EQ(csv.first_data_offset, 5u);  // the header, where it may be
+}
 
 TEST(RatingsReaderSharedData, ReadsMl100kU1Base) {
   const std::string path = std::string(CAROUSEL_SHARED_DATA) + "/ml-100k/u1.base";

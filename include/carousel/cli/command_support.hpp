@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
+#include "carousel/model/tile_model.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -91,17 +92,33 @@ std::string ReadLatestCheckpoint(const std::string& resume_dir);
 // For a run stopped by SIGTERM: rank 0 says where the checkpoint is; returns exit code 7.
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out);
 
+// How this rank read its input: wall time of the whole collective load, the time and bytes
+// of parsing its own part, and the peak memory when the load was done.
+struct LoadStats {
+  double seconds = 0.0;
+  double parse_seconds = 0.0;
+  double parsed_bytes = 0.0;
+  double peak_rss_kib = 0.0;
+};
+
+// Peak resident memory of this process so far (VmHWM), in KiB.
+double PeakRssKib();
+
 struct RankStats {
   double comm_share = 0.0;  // of the wall time of the sampling loop
   double peak_rss_kib = 0.0;
   std::uint64_t items_held = 0;  // training ratings or tokens in this rank's tiles
+  LoadStats load;
+  ModelFootprint footprint;
 };
 
 // Every rank's statistics, on every rank (collective).
 std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
-                                       std::uint64_t items_held);
+                                       std::uint64_t items_held, const LoadStats& load,
+                                       const ModelFootprint& footprint);
 
-// Prints one line per rank: communication share, peak memory and `items` held.
+// Prints two lines per rank: communication share, peak memory and `items` held; the load
+// (time, parse rate, peak memory then) and the bytes of data and state the model holds.
 void PrintRankStats(const std::vector<RankStats>& stats, const char* items);
 
 }  // namespace carousel::cli

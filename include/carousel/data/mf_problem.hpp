@@ -36,7 +36,26 @@ struct TrainingCounts {
   float hi = -std::numeric_limits<float>::infinity();
 };
 
-TrainingCounts CountTraining(const std::vector<Rating>& share, const TileGrid& grid);
+// A training rating as a rank's tiles hold it: `key` packs its tile among the rank's
+// (row block - the rank's first, times B, plus column block) and its local row (TileKey);
+// then its local column and value. Sorted by (key, local_col), a share is in the order the
+// model builds its tiles in: by tile, then local row, then local column.
+struct TileEntry {
+  std::uint64_t key;
+  std::uint32_t local_col;
+  float value;
+};
+
+std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
+                      std::uint32_t col);
+TileEntry ToTileEntry(const TileGrid& grid, int first_row_block, const Rating& r);
+Rating FromTileEntry(const TileGrid& grid, int first_row_block, const TileEntry& e);
+inline bool TileOrder(const TileEntry& a, const TileEntry& b) {
+  return a.key != b.key ? a.key < b.key : a.local_col < b.local_col;
+}
+
+TrainingCounts CountTraining(const std::vector<TileEntry>& share, const TileGrid& grid,
+                             int first_row_block);
 void MergeCounts(TrainingCounts& total, const TrainingCounts& part);
 std::string CountsToBytes(const TrainingCounts& counts);
 TrainingCounts CountsFromBytes(const std::string& bytes);
@@ -56,14 +75,6 @@ struct MfProblem {
   std::uint64_t train_checksum = 0;          // of the training set, in any order
   std::vector<TestRating> test;
 };
-
-// The order the model builds its tiles in: by row block, column block, then local row and
-// local column index within the tile. TileKey packs the first three (row block and column
-// block as the tile's index among those of the row blocks' rank, `first_row_block` being
-// the rank's first), so that a pair (TileKey, local column) sorts a share.
-std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
-                      std::uint32_t col);
-void SortShare(std::vector<Rating>& share, const TileGrid& grid);  // no-op when sorted
 
 // The terms of the training mean and spread, summed in double over the training ratings
 // in file order. The loader carries these running sums from rank to rank in file order, so
@@ -87,6 +98,6 @@ void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int ti
 // reference): the ratings of `train`, in its order, summarised for a grid of `tiles` with
 // `seed`; `share` receives all of them in tile order.
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
-                         std::uint64_t seed, std::vector<Rating>* share);
+                         std::uint64_t seed, std::vector<TileEntry>* share);
 
 }  // namespace carousel

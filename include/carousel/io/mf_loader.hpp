@@ -32,11 +32,12 @@ struct MfInput {
 
 struct LoadedMf {
   MfProblem problem;          // the same on every rank
-  std::vector<Rating> share;  // this rank's training ratings, in tile order (SortShare)
+  std::vector<TileEntry> share;  // this rank's training ratings, in tile order (TileOrder)
   IdMap users, items;
   std::vector<std::int64_t> test_user, test_item;  // external ids, in test order
-  std::uint64_t cold_test = 0;  // test ratings whose user or item is not in training
-  double parse_seconds = 0.0;   // this rank's parsing of its range
+  std::uint64_t cold_test = 0;     // test ratings whose user or item is not in training
+  double parse_seconds = 0.0;      // this rank's parsing of its range of the training file
+  std::uint64_t parsed_bytes = 0;  // the size of that range
 };
 
 // Collective. Every problem with the input ends every rank with one carousel::Error

@@ -37,6 +37,8 @@ void WriteNpy(const std::string& path, const std::uint32_t* data,
 class NpyRowWriter {
  public:
   NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols);
+  // A vector of `rows` values (shape (rows,)), given a slice at a time as rows of one.
+  NpyRowWriter(const std::string& path, std::size_t rows);
   void AppendRows(const double* data, std::size_t rows);
   void Commit();
 

@@ -28,6 +28,14 @@
 
 namespace carousel {
 
+// What a model holds on this rank, in bytes: its share of the data as stored in its tiles,
+// and its parameter blocks with their sampler state, moments and buffers. Benchmarks hold
+// peak memory against these (bench/run_load_bench.sh).
+struct ModelFootprint {
+  std::uint64_t data_bytes = 0;
+  std::uint64_t state_bytes = 0;
+};
+
 // The options every model's chain shares.
 struct ChainOptions {
   int tiles = 1;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "bpmf_model_impl.hpp"
+#include "carousel/comm/collective.hpp"
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_health.hpp"
@@ -117,15 +119,21 @@ bool BpmfModel::Impl::AllFinite() const {
   return true;
 }
 
+namespace {
+
+// Posterior mean and variance from the sums over n samples.
+void MeanVar(double n, const Eigen::MatrixXd& sum, const Eigen::MatrixXd& sum_sq,
+             Eigen::MatrixXd& mean, Eigen::MatrixXd& var) {
+  mean = n > 0 ? Eigen::MatrixXd(sum / n) : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
+  var = n > 0 ? Eigen::MatrixXd((sum_sq / n - mean.cwiseProduct(mean)).cwiseMax(0.0))
+              : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
+}
+
+}  // namespace
+
 MfPosterior BpmfModel::Impl::Posterior() {
-  const int width = config_.shape.width();
   ByteWriter out;
-  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
   for (const BpmfRowBlock& rb : rows_) {
-    out.Put<std::int64_t>(rb.id);
-    out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
-    out.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
-    out.PutArray(rb.state.theta.data(), static_cast<std::size_t>(rb.state.theta.size()));
     out.PutVector(rb.test_index);
     out.PutVector(rb.pred_sum);
     out.PutVector(rb.pred_sum_sq);
@@ -136,34 +144,12 @@ MfPosterior BpmfModel::Impl::Posterior() {
   if (comm_->rank() != 0) return post;
 
   const double n = static_cast<double>(collected_);
-  auto mean_var = [n](const Eigen::MatrixXd& sum, const Eigen::MatrixXd& sum_sq,
-                      Eigen::MatrixXd& mean, Eigen::MatrixXd& var) {
-    mean = n > 0 ? Eigen::MatrixXd(sum / n) : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
-    var = n > 0 ? Eigen::MatrixXd((sum_sq / n - mean.cwiseProduct(mean)).cwiseMax(0.0))
-                : Eigen::MatrixXd::Zero(sum.rows(), sum.cols());
-  };
   post.samples = collected_;
-  const Eigen::Index users = problem_.rows;
-  Eigen::MatrixXd w_sum(users, width), w_sum_sq(users, width);
-  post.w_last.resize(users, width);
   post.pred_mean.assign(problem_.test.size(), 0.0);
   post.pred_sd.assign(problem_.test.size(), 0.0);
   for (const std::string& part : parts) {
     ByteReader in(part);
-    for (auto count = in.Get<std::int64_t>(); count > 0; --count) {
-      const int id = static_cast<int>(in.Get<std::int64_t>());
-      const auto& members = grid_->rows().Members(id);
-      const auto m = static_cast<Eigen::Index>(members.size());
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> sum(m, width), sum_sq(m, width);
-      Matrix theta(m, width);
-      in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
-      in.GetArray(sum_sq.data(), static_cast<std::size_t>(sum_sq.size()));
-      in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
-      for (Eigen::Index r = 0; r < m; ++r) {
-        w_sum.row(members[r]) = sum.row(r);
-        w_sum_sq.row(members[r]) = sum_sq.row(r);
-        post.w_last.row(members[r]) = theta.row(r);
-      }
+    for (int block = 0; block < layout_->blocks_per_rank(); ++block) {
       const auto index = in.GetVector<std::uint32_t>();
       const auto psum = in.GetVector<double>();
       const auto psum_sq = in.GetVector<double>();
@@ -175,10 +161,80 @@ MfPosterior BpmfModel::Impl::Posterior() {
       }
     }
   }
-  mean_var(w_sum, w_sum_sq, post.w_mean, post.w_var);
-  mean_var(h_sum_, h_sum_sq_, post.h_mean, post.h_var);
+  MeanVar(n, h_sum_, h_sum_sq_, post.h_mean, post.h_var);
   post.h_last = h;
   return post;
 }
 
+void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
+                                       std::uint32_t rows_per_slice) {
+  const int width = config_.shape.width();
+  const double n = static_cast<double>(collected_);
+  // This rank's users in global order: (global row, row block, local row).
+  struct Held {
+    std::uint32_t row;
+    std::uint32_t block;
+    std::uint32_t local;
+  };
+  std::vector<Held> held;
+  for (std::size_t b = 0; b < rows_.size(); ++b) {
+    const auto& members = grid_->rows().Members(rows_[b].id);
+    for (std::size_t r = 0; r < members.size(); ++r)
+      held.push_back({members[r], static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(r)});
+  }
+  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.row < b.row; });
+  // About 16 MiB of sums per slice on rank 0.
+  const std::uint32_t slice = std::max<std::uint32_t>(
+      1,
+      static_cast<std::uint32_t>((std::size_t{16} << 20) / (16 * static_cast<std::size_t>(width))));
+  std::optional<Error> failure;
+  std::size_t next = 0;
+  for (std::uint32_t first = 0; first < problem_.rows; first += slice) {
+    const std::uint32_t end = std::min<std::uint32_t>(problem_.rows, first + slice);
+    ByteWriter out;
+    std::vector<std::uint32_t> rows;
+    const std::size_t begin = next;
+    for (; next < held.size() && held[next].row < end; ++next) rows.push_back(held[next].row);
+    out.PutVector(rows);
+    for (std::size_t k = begin; k < next; ++k) {
+      const BpmfRowBlock& rb = rows_[held[k].block];
+      const Eigen::Index r = held[k].local;
+      const Eigen::VectorXd sum = rb.sum.row(r), sum_sq = rb.sum_sq.row(r);
+      const Eigen::VectorXf last = rb.state.theta.row(r);
+      out.PutArray(sum.data(), static_cast<std::size_t>(width));
+      out.PutArray(sum_sq.data(), static_cast<std::size_t>(width));
+      out.PutArray(last.data(), static_cast<std::size_t>(width));
+    }
+    const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
+    if (comm_->rank() != 0 || failure) continue;
+    const auto m = static_cast<Eigen::Index>(end - first);
+    Eigen::MatrixXd sum(m, width), sum_sq(m, width);
+    UserSlice users;
+    users.first = first;
+    users.last.resize(m, width);
+    for (const std::string& part : parts) {
+      ByteReader in(part);
+      for (std::uint32_t row : in.GetVector<std::uint32_t>()) {
+        const Eigen::Index r = row - first;
+        Eigen::VectorXd v(width);
+        in.GetArray(v.data(), static_cast<std::size_t>(width));
+        sum.row(r) = v;
+        in.GetArray(v.data(), static_cast<std::size_t>(width));
+        sum_sq.row(r) = v;
+        Eigen::VectorXf f(width);
+        in.GetArray(f.data(), static_cast<std::size_t>(width));
+        users.last.row(r) = f;
+      }
+    }
+    MeanVar(n, sum, sum_sq, users.mean, users.var);
+    try {
+      consume(users);
+    } catch (const Error& e) {
+      failure = e;  // the other ranks are in the next slice's gather: finish the rounds first
+    }
+  }
+  RunCollectively(*comm_, [&] {
+    if (failure) throw *failure;
+  });
+}
 }  // namespace carousel

@@ -25,7 +25,8 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
 
 }  // namespace
 
-BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share)
+BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem,
+                      std::vector<TileEntry> share)
     : config_(config),
       problem_(problem),
       share_(std::move(share)),
@@ -54,36 +55,29 @@ std::vector<std::uint64_t> BpmfModel::Impl::StratumSizes() const {
   return problem_.stratum_sizes;
 }
 
-// In tile order (SortShare; the loader delivers it so) each tile's ratings are one run, by
+// In tile order (TileOrder; the loader delivers it so) each tile's ratings are one run, by
 // local row and then local column, and the tiles are filled in one pass.
 void BpmfModel::Impl::BuildRowBlocks() {
-  SortShare(share_, *grid_);
+  if (!std::is_sorted(share_.begin(), share_.end(), TileOrder))
+    std::sort(share_.begin(), share_.end(), TileOrder);
   const int first = layout_->FirstRowBlock(comm_->rank());
   rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
-  const BlockPartition& grid_rows = grid_->rows();
-  const BlockPartition& grid_cols = grid_->cols();
   std::size_t at = 0;
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     BpmfRowBlock& rb = rows_[k];
     rb.id = first + static_cast<int>(k);
-    const std::size_t n = grid_rows.Members(rb.id).size();
+    const std::size_t n = grid_->rows().Members(rb.id).size();
     rb.tiles.resize(static_cast<std::size_t>(B()));
     rb.degree = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(n));
     for (int j = 0; j < B(); ++j) {
       TileRatings& tile = rb.tiles[j];
       tile.row_start.assign(n + 1, 0);
+      const std::uint64_t tile_id = k * static_cast<std::uint64_t>(B()) + j;
       const std::size_t begin = at;
-      std::uint64_t last = 0;  // (local row, local column) of the previous rating + 1
-      for (; at < share_.size(); ++at) {
-        const Rating& r = share_[at];
-        if (grid_rows.BlockOf(r.row) != rb.id || grid_cols.BlockOf(r.col) != j) break;
-        const std::uint64_t key = (static_cast<std::uint64_t>(grid_rows.LocalIndex(r.row)) << 32 |
-                                   grid_cols.LocalIndex(r.col)) +
-                                  1;
-        if (key <= last)
+      for (; at < share_.size() && share_[at].key >> 32 == tile_id; ++at) {
+        if (at > begin && !TileOrder(share_[at - 1], share_[at]))
           throw Error(ExitCode::kInternal, "BpmfModel: a (user, item) pair rated twice");
-        last = key;
-        tile.row_start[grid_rows.LocalIndex(r.row) + 1]++;
+        tile.row_start[(share_[at].key & 0xFFFFFFFFu) + 1]++;
       }
       for (std::size_t r = 0; r < n; ++r) {
         rb.degree[static_cast<Eigen::Index>(r)] += static_cast<float>(tile.row_start[r + 1]);
@@ -92,7 +86,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
       tile.col.reserve(at - begin);
       tile.value.reserve(at - begin);
       for (std::size_t e = begin; e < at; ++e) {
-        tile.col.push_back(grid_cols.LocalIndex(share_[e].col));
+        tile.col.push_back(share_[e].local_col);
         tile.value.push_back(share_[e].value);
       }
     }
@@ -100,10 +94,10 @@ void BpmfModel::Impl::BuildRowBlocks() {
   if (at != share_.size())
     throw Error(ExitCode::kInternal,
                 "BpmfModel: the share holds ratings of another rank's row blocks");
-  std::vector<Rating>().swap(share_);  // the tiles hold them now
+  std::vector<TileEntry>().swap(share_);  // the tiles hold them now
   col_degree_.resize(static_cast<std::size_t>(B()));
   for (int j = 0; j < B(); ++j) {
-    const auto& members = grid_cols.Members(j);
+    const auto& members = grid_->cols().Members(j);
     col_degree_[j] = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(members.size()));
     for (std::size_t c = 0; c < members.size(); ++c)
       col_degree_[j][static_cast<Eigen::Index>(c)] =
@@ -220,7 +214,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
 
 // ---- BpmfModel: the TileModel interface over Impl.
 
-BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share)
+BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share)
     : problem_(problem), impl_(std::make_unique<Impl>(config, problem, std::move(share))) {}
 BpmfModel::~BpmfModel() = default;
 
@@ -295,11 +289,47 @@ std::uint64_t BpmfModel::ratings_held() const {
     for (const TileRatings& tile : rb.tiles) n += tile.size();
   return n;
 }
+namespace {
+
+template <typename T>
+std::uint64_t BytesOf(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+template <typename M>
+std::uint64_t BytesOf(const M& m) {
+  return static_cast<std::uint64_t>(m.size()) * sizeof(typename M::Scalar);
+}
+std::uint64_t BytesOf(const BlockState& b) {
+  std::uint64_t n = BytesOf(b.theta);
+  for (const Matrix& a : b.aux) n += BytesOf(a);
+  return n;
+}
+
+}  // namespace
+
+ModelFootprint BpmfModel::footprint() const {
+  ModelFootprint f;
+  for (const BpmfRowBlock& rb : impl_->rows_) {
+    for (const TileRatings& tile : rb.tiles)
+      f.data_bytes += BytesOf(tile.col) + BytesOf(tile.value) + BytesOf(tile.row_start);
+    f.state_bytes += BytesOf(rb.state) + BytesOf(rb.lik) + BytesOf(rb.degree) + BytesOf(rb.sum) +
+                     BytesOf(rb.sum_sq);
+  }
+  for (const auto& [j, block] : impl_->cols_) f.state_bytes += 2 * BytesOf(block);  // + gradient
+  for (const Eigen::VectorXf& d : impl_->col_degree_) f.state_bytes += BytesOf(d);
+  f.state_bytes += BytesOf(impl_->h_sum_) + BytesOf(impl_->h_sum_sq_);
+  return f;
+}
+
 const std::vector<TraceRow>& BpmfModel::trace() const {
   return impl_->trace_;
 }
 MfPosterior BpmfModel::Posterior() {
   return impl_->Posterior();
+}
+void BpmfModel::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
+                                 std::uint32_t rows_per_slice) {
+  impl_->ForEachUserSlice(consume, rows_per_slice);
 }
 
 }  // namespace carousel

@@ -42,7 +42,7 @@ struct BpmfModel::Impl {
     const Eigen::VectorXf* information_h = nullptr;
   };
 
-  Impl(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share);
+  Impl(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share);
 
   int B() const { return grid_->blocks(); }
   bool IsMine(int row_block) const { return layout_->RankOfRowBlock(row_block) == comm_->rank(); }
@@ -87,10 +87,12 @@ struct BpmfModel::Impl {
   std::string SaveRowBlock(int id) const;
   void RestoreRowBlock(int id, const std::string& bytes);
   MfPosterior Posterior();
+  void ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
+                        std::uint32_t rows_per_slice);
 
   MfConfig config_;
   const MfProblem& problem_;
-  std::vector<Rating> share_;  // this rank's training ratings until the tiles hold them
+  std::vector<TileEntry> share_;  // this rank's training ratings until the tiles hold them
   Communicator* comm_ = nullptr;
   const TileGrid* grid_ = nullptr;
   const RankLayout* layout_ = nullptr;

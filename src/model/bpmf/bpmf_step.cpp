@@ -24,8 +24,7 @@ void BpmfModel::Impl::Plan(const IterationContext& ctx) {
   plan.next = ctx.next;
   plan.step = config_.step.At(ctx.t);
   plan.batch = config_.minibatch * static_cast<double>(ctx.stratum_size);
-  plan.scale =
-      plan.batch > 0 ? static_cast<double>(problem_.train_count) / plan.batch : 0.0;
+  plan.scale = plan.batch > 0 ? static_cast<double>(problem_.train_count) / plan.batch : 0.0;
   plan.prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
   plan.prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
   if (needs_information_) {

@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "carousel/model/bpmf/bpmf_priors.hpp"
 #include "carousel/data/rating_matrix.hpp"
+#include "carousel/model/bpmf/bpmf_priors.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -29,19 +30,27 @@ struct TraceRow {
   BpmfHyper hyper;
 };
 
-// Posterior summaries, assembled on rank 0 only.
+// Posterior summaries of the items and the test ratings, assembled on rank 0 only.
 struct MfPosterior {
   std::uint64_t samples = 0;
-  Eigen::MatrixXd w_mean, w_var, h_mean, h_var;  // global row / column order
-  Matrix w_last, h_last;                         // the final sample
-  std::vector<double> pred_mean, pred_sd;        // in the order of MfProblem::test
+  Eigen::MatrixXd h_mean, h_var;           // global column order, bias last
+  Matrix h_last;                           // the final sample
+  std::vector<double> pred_mean, pred_sd;  // in the order of MfProblem::test
+};
+
+// The users' posterior for rows [first, first + mean.rows()) of W (bias column last): W is
+// as large as the data's user count, so it reaches rank 0 a slice at a time.
+struct UserSlice {
+  std::uint32_t first = 0;
+  Eigen::MatrixXd mean, var;
+  Matrix last;  // the final sample
 };
 
 class BpmfModel : public TileModel {
  public:
   // `share`: this rank's training ratings in tile order (mf_loader.hpp; WholeMfProblem for a
   // single process), consumed when the run attaches.
-  BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<Rating> share);
+  BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share);
   ~BpmfModel() override;
 
   std::uint32_t grid_rows() const override { return problem_.rows; }
@@ -70,9 +79,15 @@ class BpmfModel : public TileModel {
   std::string SaveGlobal() const override;
   void RestoreGlobal(const std::string& bytes) override;
 
-  std::uint64_t ratings_held() const;          // training ratings in this rank's tiles
+  std::uint64_t ratings_held() const;  // training ratings in this rank's tiles
+  ModelFootprint footprint() const;
   const std::vector<TraceRow>& trace() const;  // rank 0
   MfPosterior Posterior();                     // collective; filled on rank 0
+  // Collective: calls `consume` on rank 0 for consecutive slices of users, in order, until
+  // all are given. An Error thrown by `consume` is rethrown on every rank after the last.
+  // `rows_per_slice` 0: about 16 MiB of sums per slice.
+  void ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
+                        std::uint32_t rows_per_slice = 0);
 
  private:
   struct Impl;
