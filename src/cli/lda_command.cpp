@@ -13,6 +13,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/line_ranges.hpp"
 #include "carousel/io/npy.hpp"
@@ -145,21 +146,27 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
 
-  Corpus corpus;
-  const auto load_start = std::chrono::steady_clock::now();
-  RunCollectively(comm, [&] {
-    corpus = io::ReadCorpus(options.corpus, options.vocab, io::ParseCorpusFormat(options.format));
-  });
-  LoadStats load;  // every rank parses the whole corpus
-  load.seconds = load.parse_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  load.parsed_bytes = static_cast<double>(io::FileSize(options.corpus));
-  load.peak_rss_kib = PeakRssKib();
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
+  const auto load_start = std::chrono::steady_clock::now();
+  io::CorpusInput input;
+  input.path = options.corpus;
+  input.vocab = options.vocab;
+  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
+  input.tiles = config.tiles;
+  input.seed = config.seed;
+  io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
+  const Corpus& corpus = loaded.share;
+  const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
+  LoadStats load;
+  load.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  load.parse_seconds = loaded.parse_seconds;
+  load.parsed_bytes = static_cast<double>(loaded.parsed_bytes);
+  load.peak_rss_kib = PeakRssKib();
 
   const Chain<LdaModel> chain = StartChain<LdaModel>(
-      comm, [&] { return std::make_unique<LdaModel>(config, corpus); }, config.chain(),
+      comm, [&] { return std::make_unique<LdaModel>(config, corpus, survey); }, config.chain(),
       resume_payload, options.basics.out,
       [&](const LdaModel& m) {
         if (m.counts().train_documents == 0)
@@ -207,7 +214,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
   const LdaGibbsStats gibbs = model.gibbs_stats();
   const std::vector<RankStats> stats =
-      GatherRankStats(comm, comm_share, model.tokens_held(), load, ModelFootprint{});
+      GatherRankStats(comm, comm_share, model.tokens_held(), load, model.footprint());
   const std::vector<std::string> gibbs_all =
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
   if (comm.rank() == 0) {

@@ -1,5 +1,6 @@
 #include "carousel/comm/collective.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -29,6 +30,29 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step) {
     const bool mine = r == comm.rank();
     throw Error(static_cast<ExitCode>(codes[r]), mine ? message : "").SetCollective(!mine);
   }
+}
+
+std::vector<std::string> AllToAll(Communicator& comm, std::vector<std::string> sends) {
+  constexpr int kTag = 0x5A4E;
+  const int ranks = comm.size(), me = comm.rank();
+  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(ranks));
+  for (int d = 0; d < ranks; ++d) sizes[static_cast<std::size_t>(d)] = sends[d].size();
+  const std::vector<std::string> all_sizes = comm.AllGather(std::string(
+      reinterpret_cast<const char*>(sizes.data()), sizes.size() * sizeof(std::uint64_t)));
+  std::vector<Message> messages, expected;
+  for (int d = 0; d < ranks; ++d)
+    if (d != me && !sends[d].empty()) messages.push_back({d, kTag, std::move(sends[d])});
+  for (int s = 0; s < ranks; ++s) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, all_sizes[static_cast<std::size_t>(s)].data() + me * sizeof n, sizeof n);
+    if (s != me && n > 0) expected.push_back({s, kTag, std::string(n, '\0')});
+  }
+  std::vector<std::string> received(static_cast<std::size_t>(ranks));
+  received[static_cast<std::size_t>(me)] = std::move(sends[static_cast<std::size_t>(me)]);
+  for (Message& m :
+       comm.FinishExchange(comm.StartExchange(std::move(messages), std::move(expected))))
+    received[static_cast<std::size_t>(m.peer)] = std::move(m.bytes);
+  return received;
 }
 
 double ContinueInRankOrder(Communicator& comm, double start,

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "carousel/io/line_ranges.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -133,7 +134,7 @@ struct Vocabulary {
                std::to_string(vocabulary.size) + " words (" + vocabulary.path + ")");
 }
 
-std::vector<std::string> ReadVocabulary(const std::string& path) {
+std::vector<std::string> ReadVocabularyFile(const std::string& path) {
   const std::string contents = ReadWholeFile(path);
   Lines lines(StripByteOrderMark(contents));
   std::vector<std::string> words;
@@ -162,15 +163,6 @@ std::vector<std::string> ReadVocabulary(const std::string& path) {
 
 // ---------------------------------------------------------------------------------------
 // UCI: "D\nW\nNNZ\n" then "doc word count" lines, 1-based ids.
-
-struct UciHeader {
-  std::uint64_t documents;
-  std::uint64_t words;
-  std::uint64_t entries;
-  std::size_t documents_line;
-  std::size_t words_line;
-  std::size_t entries_line;
-};
 
 // Reads the three header lines; `lines` is left after them.
 UciHeader ParseUciHeader(const std::string& path, Lines* lines) {
@@ -211,6 +203,37 @@ UciHeader ParseUciHeader(const std::string& path, Lines* lines) {
   return {values[0], values[1], values[2], line_numbers[0], line_numbers[1], line_numbers[2]};
 }
 
+// One entry line after the header: 0-based document and word ids and the count.
+// `past_nnz`: the file already had NNZ entries before this line.
+CorpusEntry ParseUciLine(std::string_view line, const UciHeader& header,
+                         const Vocabulary& vocabulary, const Location& at, bool past_nnz) {
+  std::array<std::string_view, 3> fields;
+  const std::size_t found = SplitOnBlanks(line, &fields);
+  if (found != 3) {
+    Fail(at, "malformed line: expected 3 whitespace-separated fields (doc word count), found " +
+                 std::to_string(found));
+  }
+  if (past_nnz) Fail(at, TooManyUciEntriesProblem(header));
+  const std::uint64_t doc = ParseUnsigned(fields[0], kMaxUint32, "document id", at);
+  const std::uint64_t word = ParseUnsigned(fields[1], kMaxUint32, "word id", at);
+  const std::uint32_t count = ParseCount(fields[2], at);
+  if (doc < 1 || doc > header.documents) {
+    Fail(at, "document id " + std::to_string(doc) + " outside 1.." +
+                 std::to_string(header.documents) + " (D on line " +
+                 std::to_string(header.documents_line) + ")");
+  }
+  if (word < 1 || word > header.words) {
+    // With a vocabulary file W equals its size, so the file is the better pointer.
+    if (word > header.words && !vocabulary.path.empty()) {
+      FailOutsideVocabulary(at, word, vocabulary);
+    }
+    Fail(at, "word id " + std::to_string(word) + " outside 1.." + std::to_string(header.words) +
+                 " (W on line " + std::to_string(header.words_line) + ")");
+  }
+  return {static_cast<std::uint32_t>(doc - 1), static_cast<std::uint32_t>(word - 1), count,
+          at.line};
+}
+
 // Validates each entry line after the header and calls on_entry(doc, word, count, line)
 // with 0-based ids; returns the number of entries.
 template <typename OnEntry>
@@ -218,37 +241,11 @@ std::uint64_t ForEachUciEntry(Lines lines, const UciHeader& header, const Vocabu
                               const std::string& path, OnEntry&& on_entry) {
   std::uint64_t entries = 0;
   std::string_view line;
-  std::array<std::string_view, 3> fields;
   while (lines.Next(&line)) {
     if (IsBlankLine(line)) continue;
     const Location at{path, lines.number()};
-    const std::size_t found = SplitOnBlanks(line, &fields);
-    if (found != 3) {
-      Fail(at, "malformed line: expected 3 whitespace-separated fields (doc word count), found " +
-                   std::to_string(found));
-    }
-    if (entries == header.entries) {
-      Fail(at, "more entries than the " + std::to_string(header.entries) +
-                   " given by NNZ on line " + std::to_string(header.entries_line));
-    }
-    const std::uint64_t doc = ParseUnsigned(fields[0], kMaxUint32, "document id", at);
-    const std::uint64_t word = ParseUnsigned(fields[1], kMaxUint32, "word id", at);
-    const std::uint32_t count = ParseCount(fields[2], at);
-    if (doc < 1 || doc > header.documents) {
-      Fail(at, "document id " + std::to_string(doc) + " outside 1.." +
-                   std::to_string(header.documents) + " (D on line " +
-                   std::to_string(header.documents_line) + ")");
-    }
-    if (word < 1 || word > header.words) {
-      // With a vocabulary file W equals its size, so the file is the better pointer.
-      if (word > header.words && !vocabulary.path.empty()) {
-        FailOutsideVocabulary(at, word, vocabulary);
-      }
-      Fail(at, "word id " + std::to_string(word) + " outside 1.." + std::to_string(header.words) +
-                   " (W on line " + std::to_string(header.words_line) + ")");
-    }
-    on_entry(static_cast<std::uint32_t>(doc - 1), static_cast<std::uint32_t>(word - 1), count,
-             at.line);
+    const CorpusEntry e = ParseUciLine(line, header, vocabulary, at, entries == header.entries);
+    on_entry(e.doc, e.word, e.count, at.line);
     ++entries;
   }
   return entries;
@@ -264,9 +261,7 @@ std::uint64_t ForEachUciEntry(Lines lines, const UciHeader& header, const Vocabu
                     const std::uint64_t key = (std::uint64_t{doc} << 32) | word;
                     const auto [it, inserted] = first_line.emplace(key, line);
                     if (!inserted) {
-                      Fail({path, line}, "duplicate entry for document " + std::to_string(doc + 1) +
-                                             " word " + std::to_string(word + 1) +
-                                             " (first at line " + std::to_string(it->second) + ")");
+                      Fail({path, line}, DuplicateUciEntryProblem(doc, word, it->second));
                     }
                   });
   throw Error(ExitCode::kInternal, path + ": duplicate entry found once but not again");
@@ -302,11 +297,7 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
                         word.push_back(w);
                         count.push_back(c);
                       });
-  if (entries != header.entries) {
-    throw InputError(
-        path, "expected " + std::to_string(header.entries) + " entries as given by NNZ on line " +
-                  std::to_string(header.entries_line) + ", found " + std::to_string(entries));
-  }
+  CheckUciEntryCount(path, header, entries);
 
   // CSR by a stable counting sort on the document, which keeps each document's words in
   // file order. Files sorted by document (the usual case) need no permutation.
@@ -355,6 +346,46 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
   throw Error(ExitCode::kInternal, at.path + ": duplicate word id found once but not again");
 }
 
+// One document line: its pairs appended to `word` and `count`.
+void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Location& at,
+                   std::vector<std::uint32_t>* word, std::vector<std::uint32_t>* count,
+                   std::vector<std::uint32_t>* scratch, std::uint64_t* max_id_plus_one) {
+  std::string_view rest = line;
+  std::string_view field;
+  NextField(&rest, &field);  // the line is not blank
+  if (field.find(':') != std::string_view::npos) {
+    Fail(at,
+         "malformed line: expected the number of distinct terms N first (N id:count ...), "
+         "found " +
+             Quoted(field));
+  }
+  const std::uint64_t expected = ParseUnsigned(field, kMaxUint32, "term count N", at);
+  const bool has_vocabulary = !vocabulary.path.empty();
+  const std::size_t begin = word->size();
+  std::uint64_t pairs = 0;
+  while (NextField(&rest, &field)) {
+    ++pairs;
+    const std::size_t colon = field.find(':');
+    if (colon == std::string_view::npos) {
+      Fail(at, "malformed pair " + Quoted(field) + " (pair " + std::to_string(pairs) +
+                   "): expected id:count");
+    }
+    const std::uint64_t id = ParseUnsigned(field.substr(0, colon), kMaxLdaCWordId, "word id", at);
+    const std::uint32_t n = ParseCount(field.substr(colon + 1), at);
+    if (has_vocabulary && id >= vocabulary.size) FailOutsideVocabulary(at, id, vocabulary);
+    *max_id_plus_one = std::max(*max_id_plus_one, id + 1);
+    word->push_back(static_cast<std::uint32_t>(id));
+    count->push_back(n);
+  }
+  if (pairs != expected) {
+    Fail(at, "N = " + std::to_string(expected) + " distinct terms but the line has " +
+                 std::to_string(pairs) + " id:count pairs");
+  }
+  const std::uint32_t* words = word->data() + begin;
+  const std::size_t size = word->size() - begin;
+  if (HasDuplicate(words, words + size, scratch)) FailLdaCDuplicate(words, size, at);
+}
+
 void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corpus) {
   const std::size_t pairs_hint =
       static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
@@ -373,40 +404,7 @@ void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corp
     if (corpus->doc_start.size() - 1 == kMaxUint32) {
       Fail(at, "more than " + std::to_string(kMaxUint32) + " documents");
     }
-    std::string_view rest = line;
-    std::string_view field;
-    NextField(&rest, &field);  // the line is not blank
-    if (field.find(':') != std::string_view::npos) {
-      Fail(at,
-           "malformed line: expected the number of distinct terms N first (N id:count ...), "
-           "found " +
-               Quoted(field));
-    }
-    const std::uint64_t expected = ParseUnsigned(field, kMaxUint32, "term count N", at);
-
-    const std::size_t begin = corpus->word.size();
-    std::uint64_t pairs = 0;
-    while (NextField(&rest, &field)) {
-      ++pairs;
-      const std::size_t colon = field.find(':');
-      if (colon == std::string_view::npos) {
-        Fail(at, "malformed pair " + Quoted(field) + " (pair " + std::to_string(pairs) +
-                     "): expected id:count");
-      }
-      const std::uint64_t id = ParseUnsigned(field.substr(0, colon), kMaxLdaCWordId, "word id", at);
-      const std::uint32_t count = ParseCount(field.substr(colon + 1), at);
-      if (has_vocabulary && id >= vocabulary.size) FailOutsideVocabulary(at, id, vocabulary);
-      max_id_plus_one = std::max(max_id_plus_one, id + 1);
-      corpus->word.push_back(static_cast<std::uint32_t>(id));
-      corpus->count.push_back(count);
-    }
-    if (pairs != expected) {
-      Fail(at, "N = " + std::to_string(expected) + " distinct terms but the line has " +
-                   std::to_string(pairs) + " id:count pairs");
-    }
-    const std::uint32_t* words = corpus->word.data() + begin;
-    const std::size_t size = corpus->word.size() - begin;
-    if (HasDuplicate(words, words + size, &scratch)) FailLdaCDuplicate(words, size, at);
+    ParseLdaCLine(line, vocabulary, at, &corpus->word, &corpus->count, &scratch, &max_id_plus_one);
     corpus->doc_start.push_back(corpus->word.size());
   }
   corpus->vocabulary =
@@ -440,6 +438,111 @@ const char* CorpusFormatName(CorpusFormat format) {
   return "unknown";
 }
 
+std::string TooManyUciEntriesProblem(const UciHeader& header) {
+  return "more entries than the " + std::to_string(header.entries) + " given by NNZ on line " +
+         std::to_string(header.entries_line);
+}
+
+void CheckUciEntryCount(const std::string& path, const UciHeader& header, std::uint64_t found) {
+  if (found != header.entries) {
+    throw InputError(
+        path, "expected " + std::to_string(header.entries) + " entries as given by NNZ on line " +
+                  std::to_string(header.entries_line) + ", found " + std::to_string(found));
+  }
+}
+
+std::string DuplicateUciEntryProblem(std::uint32_t doc, std::uint32_t word,
+                                     std::uint64_t first_line) {
+  return "duplicate entry for document " + std::to_string(doc + 1) + " word " +
+         std::to_string(word + 1) + " (first at line " + std::to_string(first_line) + ")";
+}
+
+std::vector<std::string> ReadVocabulary(const std::string& path) {
+  return ReadVocabularyFile(path);
+}
+
+CorpusLayout ReadCorpusLayout(const std::string& path, CorpusFormat format,
+                              std::size_t vocabulary_size, const std::string& vocab_path) {
+  CorpusLayout layout;
+  layout.path = path;
+  layout.size = FileSize(path);
+  // As much of the head as holds the first non-blank line and, for UCI, the header.
+  for (std::uint64_t bytes = 1 << 16;; bytes *= 4) {
+    const std::string contents =
+        ReadFileRange(path, ByteRange{0, std::min<std::uint64_t>(layout.size, bytes)});
+    const bool whole = contents.size() == layout.size;
+    const std::string_view text = StripByteOrderMark(contents);
+    const std::uint64_t bom = contents.size() - text.size();
+    const std::string_view complete = whole ? text : text.substr(0, text.rfind('\n') + 1);
+    if (IsBlankText(complete)) {
+      if (!whole) continue;
+      throw InputError(path, "empty file: no documents");
+    }
+    layout.format = format == CorpusFormat::kAuto ? DetectFormat(complete) : format;
+    layout.data_begin = bom;
+    if (layout.format == CorpusFormat::kLdaC) return layout;
+    Lines lines(complete);
+    UciHeader header{};
+    try {
+      header = ParseUciHeader(path, &lines);
+    } catch (const Error&) {
+      // Only a head that ends within the header's three lines may have cut it short.
+      Lines all(complete);
+      std::string_view line;
+      int non_blank = 0;
+      while (non_blank < 3 && all.Next(&line)) non_blank += IsBlankLine(line) ? 0 : 1;
+      if (!whole && non_blank < 3) continue;
+      throw;
+    }
+    if (!vocab_path.empty() && vocabulary_size != header.words) {
+      throw InputError(vocab_path, "the vocabulary has " + std::to_string(vocabulary_size) +
+                                       " words but " + path +
+                                       " gives W = " + std::to_string(header.words) + " on line " +
+                                       std::to_string(header.words_line));
+    }
+    layout.uci = header;
+    // The entries start after the NNZ line.
+    std::size_t offset = 0;
+    for (std::size_t n = 0; n < header.entries_line; ++n) {
+      const std::size_t newline = complete.find('\n', offset);
+      offset = newline == std::string_view::npos ? complete.size() : newline + 1;
+    }
+    layout.data_begin = bom + offset;
+    layout.data_first_line = header.entries_line + 1;
+    return layout;
+  }
+}
+
+void ParseCorpusRange(const CorpusLayout& layout, const ByteRange& range, std::size_t first_line,
+                      const std::string& vocab_path, std::size_t vocabulary_size,
+                      const std::function<void(const CorpusEntry&)>& on_entry,
+                      std::uint64_t* max_id_plus_one) {
+  const Vocabulary vocabulary{vocab_path, vocabulary_size};
+  constexpr std::size_t kPieceBytes = std::size_t{16} << 20;
+  std::size_t line_base = first_line - 1;  // lines before the current piece
+  std::uint32_t document = 0;              // LDA-C: documents of the range so far
+  std::vector<std::uint32_t> words, counts, scratch;
+  ReadRangeInPieces(layout.path, range, kPieceBytes, [&](std::string_view piece) {
+    Lines lines(piece);
+    std::string_view line;
+    while (lines.Next(&line)) {
+      if (IsBlankLine(line)) continue;
+      const Location at{layout.path, line_base + lines.number()};
+      if (layout.uci) {
+        on_entry(ParseUciLine(line, *layout.uci, vocabulary, at, false));
+        continue;
+      }
+      words.clear();
+      counts.clear();
+      ParseLdaCLine(line, vocabulary, at, &words, &counts, &scratch, max_id_plus_one);
+      for (std::size_t k = 0; k < words.size(); ++k)
+        on_entry({document, words[k], counts[k], at.line});
+      ++document;
+    }
+    line_base += lines.number();
+  });
+}
+
 Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, CorpusFormat format) {
   const std::string contents = ReadWholeFile(path);
   const std::string_view text = StripByteOrderMark(contents);
@@ -448,7 +551,7 @@ Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, Corpus
   Corpus corpus;
   corpus.path = path;
   corpus.format = format == CorpusFormat::kAuto ? DetectFormat(text) : format;
-  if (!vocab_path.empty()) corpus.vocab = ReadVocabulary(vocab_path);
+  if (!vocab_path.empty()) corpus.vocab = ReadVocabularyFile(vocab_path);
   const Vocabulary vocabulary{vocab_path, corpus.vocab.size()};
   if (corpus.format == CorpusFormat::kLdaC) {
     ParseLdaC(text, vocabulary, &corpus);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <system_error>
 
+#include "carousel/io/text_input.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -113,6 +114,17 @@ void ReadRangeInPieces(const std::string& path, const ByteRange& range, std::siz
     kept = filled - (last_newline + 1);
     std::memmove(buffer.data(), buffer.data() + last_newline + 1, kept);
   }
+}
+
+LineCounts CountLines(const std::string& path, const ByteRange& range) {
+  LineCounts counts;
+  ReadRangeInPieces(path, range, std::size_t{16} << 20, [&](std::string_view piece) {
+    Lines lines(piece);
+    std::string_view line;
+    while (lines.Next(&line)) counts.non_blank += IsBlankLine(line) ? 0 : 1;
+    counts.line_ends += static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+  });
+  return counts;
 }
 
 std::string ReadFileRange(const std::string& path, const ByteRange& range) {

@@ -31,17 +31,6 @@ struct Parsed {
 constexpr std::size_t kPiece = std::size_t{1} << 20;
 using Pieces = std::vector<std::vector<Parsed>>;
 
-template <typename T>
-std::string BytesOf(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-template <typename T>
-void AppendFrom(const std::string& bytes, std::vector<T>& out) {
-  const std::size_t n = bytes.size() / sizeof(T);
-  out.resize(out.size() + n);
-  std::memcpy(reinterpret_cast<char*>(out.data() + out.size() - n), bytes.data(), bytes.size());
-}
-
 // What each rank learns of its range by parsing it, for the others.
 struct RangeSurvey {
   std::uint64_t line_ends = 0;
@@ -132,9 +121,9 @@ void SplitOffTest(const MfInput& input, const RangePlace& place, Pieces& pieces,
 }
 
 IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
-  const std::vector<std::string> all = comm.AllGather(BytesOf(mine.Sorted()));
+  const std::vector<std::string> all = comm.AllGather(PodBytes(mine.Sorted()));
   std::vector<std::int64_t> ids;
-  for (const std::string& part : all) AppendFrom(part, ids);
+  for (const std::string& part : all) AppendPods(part, ids);
   IdMap map;
   RunCollectively(comm, [&] { map = IdMap::FromIds(std::move(ids)); });
   return map;
@@ -146,11 +135,9 @@ IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
 std::vector<TileEntry> ShareOut(Communicator& comm, Pieces& pieces, const RangePlace& place,
                                 const LoadedMf& out, const TileGrid& grid,
                                 const RankLayout& ranks) {
-  constexpr int kTag = 0x5A4E;
-  const int p_count = comm.size();
   std::vector<TileEntry> received;
   for (std::size_t round = 0; round < place.max_pieces; ++round) {
-    std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(p_count));
+    std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(comm.size()));
     if (round < pieces.size()) {
       for (const Parsed& p : pieces[round]) {
         if (p.user < 0) continue;
@@ -161,26 +148,12 @@ std::vector<TileEntry> ShareOut(Communicator& comm, Pieces& pieces, const RangeP
       }
       std::vector<Parsed>().swap(pieces[round]);
     }
-    std::vector<std::uint64_t> counts(static_cast<std::size_t>(p_count));
-    for (int d = 0; d < p_count; ++d) counts[static_cast<std::size_t>(d)] = sends[d].size();
-    const std::vector<std::string> all_counts = comm.AllGather(BytesOf(counts));
-    std::vector<Message> messages, expected;
-    for (int d = 0; d < p_count; ++d) {
-      if (d == comm.rank() || sends[d].empty()) continue;
-      messages.push_back({d, kTag, BytesOf(sends[d])});
-      std::vector<TileEntry>().swap(sends[d]);
+    std::vector<std::string> bytes;
+    for (auto& s : sends) {
+      bytes.push_back(PodBytes(s));
+      std::vector<TileEntry>().swap(s);
     }
-    for (int s = 0; s < p_count; ++s) {
-      std::uint64_t n = 0;
-      std::memcpy(&n, all_counts[static_cast<std::size_t>(s)].data() + comm.rank() * sizeof n,
-                  sizeof n);
-      if (s != comm.rank() && n > 0)
-        expected.push_back({s, kTag, std::string(n * sizeof(TileEntry), '\0')});
-    }
-    auto pending = comm.StartExchange(std::move(messages), std::move(expected));
-    const auto& own = sends[static_cast<std::size_t>(comm.rank())];
-    received.insert(received.end(), own.begin(), own.end());
-    for (const Message& m : comm.FinishExchange(std::move(pending))) AppendFrom(m.bytes, received);
+    for (const std::string& part : AllToAll(comm, std::move(bytes))) AppendPods(part, received);
   }
   return received;
 }
@@ -233,7 +206,7 @@ std::vector<Pair> FindDuplicatePairs(const std::vector<TileEntry>& share,
 void ThrowEarliestDuplicate(Communicator& comm, const RatingsLayout& layout, const ByteRange& range,
                             const RangePlace& place, const std::vector<Pair>& mine) {
   std::vector<Pair> pairs;
-  for (const std::string& part : comm.AllGather(BytesOf(mine))) AppendFrom(part, pairs);
+  for (const std::string& part : comm.AllGather(PodBytes(mine))) AppendPods(part, pairs);
   if (pairs.empty()) return;
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -249,7 +222,7 @@ void ThrowEarliestDuplicate(Communicator& comm, const RatingsLayout& layout, con
     });
   });
   std::vector<Hit> all;
-  for (const std::string& part : comm.AllGather(BytesOf(hits))) AppendFrom(part, all);
+  for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
   std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
     return a.pair == b.pair ? a.line < b.line : a.pair < b.pair;
   });
@@ -313,7 +286,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   const bool split = input.test.empty() && input.test_fraction > 0.0;
   if (split) SplitOffTest(input, place, parsed.pieces, my_test);
   if (split) {
-    for (const std::string& part : comm.AllGather(BytesOf(my_test))) AppendFrom(part, test);
+    for (const std::string& part : comm.AllGather(PodBytes(my_test))) AppendPods(part, test);
   } else if (!input.test.empty()) {
     RunCollectively(comm, [&] { test = ReadRatings(input.test, input.format).ratings; });
   }
@@ -347,7 +320,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
     return ordered(s, [](double r, float v) { return AddRating(r, v); });
   });
   std::uint64_t train_count = 0;
-  for (const std::string& part : comm.AllGather(BytesOf(std::vector<std::uint64_t>{my_train}))) {
+  for (const std::string& part : comm.AllGather(PodBytes(std::vector<std::uint64_t>{my_train}))) {
     std::uint64_t n = 0;
     std::memcpy(&n, part.data(), sizeof n);
     train_count += n;

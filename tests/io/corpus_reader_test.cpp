@@ -1,4 +1,5 @@
 #include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/line_ranges.hpp"
 
 #include <gtest/gtest.h>
 
@@ -158,6 +159,44 @@ TEST_F(CorpusReader, ReadsUciIntoCsrKeepingFileOrderWithinDocuments) {
   EXPECT_EQ(WordsOf(corpus, 1), (Words{2, 0}));
   EXPECT_EQ(CountsOf(corpus, 1), (Words{1, 4}));
   EXPECT_EQ(WordsOf(corpus, 3), (Words{1}));
+}
+
+// What the loader does across ranks: the entries' part cut into line-aligned ranges, each
+// parsed on its own from its first line number, gives ReadCorpus's entries and lines.
+TEST_F(CorpusReader, RangesParsedApartGiveTheWholeFile) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"uci.txt", "\n3\n5\n6\n2 4 1\n1 1 2\n\n3 5 1\r\n1 3 7\n2 2 2\n3 1 1\n"},
+      {"c.ldac", "2 0:1 4:2\n\n0\n3 1:1 2:5 3:1\r\n1 4:4"}};
+  for (const auto& [name, contents] : files) {
+    const std::string path = Write(name, contents);
+    const Corpus whole = ReadCorpus(path);
+    const CorpusLayout layout = ReadCorpusLayout(path, CorpusFormat::kAuto, 0, "");
+    EXPECT_EQ(layout.format, whole.format);
+    for (int parts = 1; parts <= static_cast<int>(contents.size()) + 1; ++parts) {
+      std::vector<std::vector<std::uint32_t>> words(whole.documents + 1);
+      std::size_t first_line = layout.data_first_line;
+      std::uint32_t first_doc = 0;
+      std::uint64_t max_id = 0;
+      for (int p = 0; p < parts; ++p) {
+        const ByteRange range =
+            LineAlignedRange(path, ByteRange{layout.data_begin, layout.size}, p, parts);
+        ParseCorpusRange(
+            layout, range, first_line, "", 0,
+            [&](const CorpusEntry& e) {
+              words[layout.uci ? e.doc : first_doc + e.doc].push_back(e.word);
+            },
+            &max_id);
+        const LineCounts counts = CountLines(path, range);
+        first_line += counts.line_ends;
+        first_doc += static_cast<std::uint32_t>(counts.non_blank);
+      }
+      for (std::uint32_t d = 0; d < whole.documents; ++d) {
+        const std::vector<std::uint32_t> expected(whole.word.begin() + whole.doc_start[d],
+                                                  whole.word.begin() + whole.doc_start[d + 1]);
+        EXPECT_EQ(words[d], expected) << name << ", " << parts << " parts, document " << d;
+      }
+    }
+  }
 }
 
 TEST_F(CorpusReader, ReadsSortedUci) {

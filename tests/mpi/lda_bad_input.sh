@@ -81,6 +81,20 @@ head -n -1 "$KOS/vocab.kos.txt" >"$T/vocab.kos.short"
 bad_corpus "$T/vocab.kos.short:" "W = " "$KOS/docword.kos.txt" --vocab "$T/vocab.kos.short"
 reuters_words=$(grep -c . "$REUTERS/reuters.tokens")
 head -n 100 "$REUTERS/reuters.tokens" >"$T/reuters.short"
+# Each rank parses only its byte range: a bad line late in the file and a word listed twice
+# for one document, on lines far apart, are named by the same file:line on 1, 3 and 4 ranks.
+write_uci_corpus "$T/big.txt" 300 200 10 60 3
+awk 'NR == 1500 { print $1, $2; next } { print }' "$T/big.txt" >"$T/late.txt"
+awk 'NR == 4 { first = $0 } NR == 1700 { print first; next } { print }' "$T/big.txt" >"$T/dup.txt"
+first=$(sed -n 4p "$T/big.txt" | awk '{ print "document " $1 " word " $2 }')
+for np in 1 3 4; do
+  expect_fail_mpi 3 "$T/late.txt:1500: malformed line" "$np" lda --corpus "$T/late.txt" \
+    "${SMALL[@]}" --out "$T/out"
+  expect_fail_mpi 3 "$T/dup.txt:1700: duplicate entry for $first (first at line 4)" "$np" lda \
+    --corpus "$T/dup.txt" "${SMALL[@]}" --out "$T/out"
+done
+ok "a bad line and a duplicate entry across ranges: the same file:line on 1, 3 and 4 ranks"
+
 expect_fail_mpi 3 "$REUTERS/reuters.ldac:" 2 lda --corpus "$REUTERS/reuters.ldac" \
   --vocab "$T/reuters.short" "${SMALL[@]}" --out "$T/out"
 expect_message_has "outside the vocabulary of 100 words"

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "carousel/comm/communicator.hpp"
 
@@ -21,5 +23,9 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step);
 // as one process summing the whole file would get them.
 double ContinueInRankOrder(Communicator& comm, double start,
                            const std::function<double(double)>& step);
+
+// Every rank sends sends[d] to rank d (its own part included) and gets back what each rank
+// sent it, in rank order. The byte counts travel first, by an all-gather.
+std::vector<std::string> AllToAll(Communicator& comm, std::vector<std::string> sends);
 
 }  // namespace carousel

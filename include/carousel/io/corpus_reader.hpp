@@ -10,9 +10,14 @@
 // counted. Every problem with the input throws carousel::InputError ("file:line: problem").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "carousel/io/line_ranges.hpp"
 
 #include "carousel/data/corpus.hpp"
 
@@ -33,5 +38,59 @@ const char* CorpusFormatName(CorpusFormat format);
 // twice for one document.
 Corpus ReadCorpus(const std::string& path, const std::string& vocab_path = "",
                   CorpusFormat format = CorpusFormat::kAuto);
+
+// ---------------------------------------------------------------------------------------
+// Reading by byte range (DESIGN.md section 8): the pieces corpus_loader.hpp puts together.
+
+// One vocabulary file (as ReadCorpus reads it).
+std::vector<std::string> ReadVocabulary(const std::string& path);
+
+struct UciHeader {
+  std::uint64_t documents;
+  std::uint64_t words;
+  std::uint64_t entries;
+  std::size_t documents_line;
+  std::size_t words_line;
+  std::size_t entries_line;
+};
+
+// What must be known before the ranges of a corpus file are parsed apart, read from its
+// head: the format, and for UCI the header (D, W, NNZ) after which the entries start.
+// `vocabulary_size` and `vocab_path` (empty: none) check W against the vocabulary.
+struct CorpusLayout {
+  std::string path;
+  CorpusFormat format = CorpusFormat::kUci;
+  std::uint64_t size = 0;
+  std::uint64_t data_begin = 0;     // first byte of the entries (UCI) or documents (LDA-C)
+  std::size_t data_first_line = 1;  // its line number
+  std::optional<UciHeader> uci;
+};
+CorpusLayout ReadCorpusLayout(const std::string& path, CorpusFormat format,
+                              std::size_t vocabulary_size, const std::string& vocab_path);
+
+// An entry: for UCI its 0-based document and word ids; for LDA-C the document is counted
+// from 0 at the range's first document line.
+struct CorpusEntry {
+  std::uint32_t doc;
+  std::uint32_t word;
+  std::uint32_t count;
+  std::uint64_t line;
+};
+
+// Parses the line-aligned `range` of the entries' part, whose first line is `first_line`,
+// streaming it in pieces, and passes each entry to `on_entry`; LDA-C also raises
+// *max_id_plus_one to one past the largest word id. Throws InputError at the first bad
+// line, as ReadCorpus would; the NNZ count and duplicate UCI entries are checked by the
+// caller across ranges.
+void ParseCorpusRange(const CorpusLayout& layout, const ByteRange& range, std::size_t first_line,
+                      const std::string& vocab_path, std::size_t vocabulary_size,
+                      const std::function<void(const CorpusEntry&)>& on_entry,
+                      std::uint64_t* max_id_plus_one);
+
+// The messages of the whole-file checks.
+std::string TooManyUciEntriesProblem(const UciHeader& header);
+void CheckUciEntryCount(const std::string& path, const UciHeader& header, std::uint64_t found);
+std::string DuplicateUciEntryProblem(std::uint32_t doc, std::uint32_t word,
+                                     std::uint64_t first_line);
 
 }  // namespace carousel::io

@@ -35,6 +35,14 @@ ByteRange LineAlignedRange(const std::string& path, const ByteRange& whole, int 
 void ReadRangeInPieces(const std::string& path, const ByteRange& range, std::size_t chunk_bytes,
                        const std::function<void(std::string_view)>& consume);
 
+// The line ends ('\n') and the non-blank lines of `range` (line-aligned), streamed: what
+// the ranks before a range must tell it for its line numbers and record indices.
+struct LineCounts {
+  std::uint64_t line_ends = 0;
+  std::uint64_t non_blank = 0;
+};
+LineCounts CountLines(const std::string& path, const ByteRange& range);
+
 // The bytes [range.begin, range.end) of `path`.
 std::string ReadFileRange(const std::string& path, const ByteRange& range);
 

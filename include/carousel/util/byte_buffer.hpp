@@ -79,4 +79,18 @@ class ByteReader {
   std::size_t offset_ = 0;
 };
 
+// The bytes of a vector of plain values, and their way back (appended to `out`): for
+// messages whose layout both ends share.
+template <typename T>
+std::string PodBytes(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+template <typename T>
+void AppendPods(const std::string& bytes, std::vector<T>& out) {
+  const std::size_t n = bytes.size() / sizeof(T);
+  out.resize(out.size() + n);
+  if (n > 0)
+    std::memcpy(static_cast<void*>(out.data() + out.size() - n), bytes.data(), n * sizeof(T));
+}
+
 }  // namespace carousel

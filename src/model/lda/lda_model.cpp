@@ -12,13 +12,28 @@
 namespace carousel {
 namespace {
 
+std::uint64_t Mix(std::uint64_t x) {  // SplitMix64's finaliser
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// The survey of the documents of row blocks [first_block, end_block).
 CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles,
-                    const TileGrid& grid) {
+                    const TileGrid& grid, int first_block, int end_block) {
   const int B = grid.blocks();
   CorpusSurvey survey;
   survey.stratum_sizes.assign(static_cast<std::size_t>(B), 0);
   LdaCounts& c = survey.counts;
-  for (std::uint32_t d = 0; d < corpus.documents; ++d) {
+  std::vector<std::uint32_t> documents;
+  for (int b = first_block; b < end_block; ++b)
+    for (std::uint32_t d : grid.rows().Members(b)) documents.push_back(d);
+  for (std::uint32_t d : documents) {
+    std::uint64_t hash = Mix(d);
+    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+      hash = Mix(hash ^ (std::uint64_t{corpus.word[e]} << 32 | corpus.count[e]));
+    survey.checksum += hash;
     if (roles[d] == DocumentRole::kEmpty) {
       c.empty_documents++;
       continue;
@@ -57,7 +72,7 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   grid_ = run.grid;
   layout_ = run.layout;
   seconds_running_ = run.seconds_running;
-  survey_ = Survey(corpus_, roles_, *grid_);
+  survey_ = given_survey_ ? *given_survey_ : Survey(corpus_, roles_, *grid_, 0, B());
   for (int i : run.row_blocks) {
     LdaRowBlock rb;
     rb.id = i;
@@ -182,11 +197,10 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
 
 std::string LdaModel::Impl::Fingerprint() const {
   std::ostringstream s;
-  s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary
-    << " tokens=" << corpus_.tokens() << " held_out=" << survey_.counts.held_out_documents
-    << " data_crc=" << std::hex
-    << (Crc64Of(corpus_.doc_start) ^ Crc64Of(corpus_.word) ^ Crc64Of(corpus_.count)) << std::dec
-    << " tiles=" << B() << " topics=" << config_.topics
+  s << "documents=" << corpus_.documents << " vocabulary=" << corpus_.vocabulary << " tokens="
+    << survey_.counts.train_tokens + survey_.counts.observed_tokens + survey_.counts.test_tokens
+    << " held_out=" << survey_.counts.held_out_documents << " data_crc=" << std::hex
+    << survey_.checksum << std::dec << " tiles=" << B() << " topics=" << config_.topics
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
   return s.str();
 }
@@ -194,7 +208,38 @@ std::string LdaModel::Impl::Fingerprint() const {
 // ---- LdaModel: the TileModel interface over Impl.
 
 LdaModel::LdaModel(const LdaConfig& config, const Corpus& corpus)
-    : impl_(std::make_unique<Impl>(config, corpus)) {}
+    : impl_(std::make_unique<Impl>(config, corpus, std::nullopt)) {}
+LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey)
+    : impl_(std::make_unique<Impl>(config, share, survey)) {}
+
+CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const LdaConfig& config) {
+  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.seed);
+  const RankLayout ranks(config.tiles, comm.size());
+  const CorpusSurvey mine =
+      Survey(share, ChooseDocumentRoles(share, config.test_fraction, config.seed), grid,
+             ranks.FirstRowBlock(comm.rank()), ranks.FirstRowBlock(comm.rank() + 1));
+  ByteWriter out;
+  out.Put(mine.counts);
+  out.PutVector(mine.stratum_sizes);
+  out.Put(mine.checksum);
+  CorpusSurvey total;
+  total.stratum_sizes.assign(mine.stratum_sizes.size(), 0);
+  for (const std::string& part : comm.AllGather(out.Take())) {
+    ByteReader in(part);
+    const auto c = in.Get<LdaCounts>();
+    const auto strata = in.GetVector<std::uint64_t>();
+    total.checksum += in.Get<std::uint64_t>();
+    LdaCounts& t = total.counts;
+    t.train_documents += c.train_documents;
+    t.held_out_documents += c.held_out_documents;
+    t.empty_documents += c.empty_documents;
+    t.train_tokens += c.train_tokens;
+    t.observed_tokens += c.observed_tokens;
+    t.test_tokens += c.test_tokens;
+    for (std::size_t s = 0; s < strata.size(); ++s) total.stratum_sizes[s] += strata[s];
+  }
+  return total;
+}
 LdaModel::~LdaModel() = default;
 
 std::uint32_t LdaModel::grid_rows() const {
@@ -313,13 +358,48 @@ std::uint64_t LdaModel::tokens_held() const {
   for (const LdaRowBlock& rb : impl_->rows_) n += rb.tokens.train.tokens.tokens();
   return n;
 }
+namespace {
+
+template <typename T>
+std::uint64_t BytesOf(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+std::uint64_t BytesOf(const TileTokens& t) {
+  return BytesOf(t.doc_id) + BytesOf(t.tile_start) + BytesOf(t.word);
+}
+
+}  // namespace
+
+ModelFootprint LdaModel::footprint() const {
+  ModelFootprint f;
+  const Corpus& corpus = impl_->corpus_;
+  f.data_bytes = BytesOf(corpus.doc_start) + BytesOf(corpus.word) + BytesOf(corpus.count);
+  for (const LdaRowBlock& rb : impl_->rows_) {
+    for (const TopicTokens* t : {&rb.tokens.train, &rb.tokens.observed}) {
+      f.data_bytes += BytesOf(t->tokens) + BytesOf(t->topic);
+      f.state_bytes += BytesOf(t->doc_topic);
+    }
+    f.data_bytes += BytesOf(rb.tokens.test);
+    f.state_bytes += BytesOf(rb.pred_sum) + BytesOf(rb.phi_sum);
+  }
+  for (const auto& [j, block] : impl_->cols_)
+    f.state_bytes += BytesOf(block.theta) + BytesOf(block.momentum);
+  f.state_bytes += BytesOf(impl_->total_);
+  return f;
+}
+
 const std::vector<LdaTraceRow>& LdaModel::trace() const {
   return impl_->trace_;
 }
 std::vector<std::uint32_t> LdaModel::HeldOutDocuments() const {
+  // Each rank knows the roles of its own documents only (the others are empty here).
+  std::vector<std::uint32_t> mine;
+  for (const LdaRowBlock& rb : impl_->rows_)
+    for (std::uint32_t d : impl_->grid_->rows().Members(rb.id))
+      if (impl_->roles_[d] == DocumentRole::kHeldOut) mine.push_back(d);
   std::vector<std::uint32_t> ids;
-  for (std::uint32_t d = 0; d < impl_->roles_.size(); ++d)
-    if (impl_->roles_[d] == DocumentRole::kHeldOut) ids.push_back(d);
+  for (const std::string& part : impl_->comm_->AllGather(PodBytes(mine))) AppendPods(part, ids);
+  std::sort(ids.begin(), ids.end());
   return ids;
 }
 void LdaModel::StreamTopicWordMean(const TopicRowsSink& sink) {

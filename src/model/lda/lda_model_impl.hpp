@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,18 +64,12 @@ inline double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// The problem's sizes and the training tokens of each stratum (for the size-weighted
-// random schedule), from the whole corpus: the same on every rank.
-struct CorpusSurvey {
-  LdaCounts counts;
-  std::vector<std::uint64_t> stratum_sizes;
-};
-
 struct LdaModel::Impl {
-  Impl(const LdaConfig& config, const Corpus& corpus)
+  Impl(const LdaConfig& config, const Corpus& corpus, std::optional<CorpusSurvey> survey)
       : config_(config),
         corpus_(corpus),
         roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
+        given_survey_(std::move(survey)),
         gibbs_(config.topics) {}
 
   int B() const { return grid_->blocks(); }
@@ -112,6 +107,7 @@ struct LdaModel::Impl {
   const TileGrid* grid_ = nullptr;
   const RankLayout* layout_ = nullptr;
   std::function<double()> seconds_running_;
+  std::optional<CorpusSurvey> given_survey_;  // a share's; else surveyed at Attach
   CorpusSurvey survey_;
 
   std::vector<LdaRowBlock> rows_;

@@ -48,9 +48,26 @@ struct LdaGibbsStats {
   double seconds = 0.0;            // wall time inside the sweeps
 };
 
+// What every rank must know of the whole corpus: its counts, the training tokens of each
+// stratum (for the size-weighted random schedule) and an order-free checksum of its
+// documents (for checkpoints).
+struct CorpusSurvey {
+  LdaCounts counts;
+  std::vector<std::uint64_t> stratum_sizes;
+  std::uint64_t checksum = 0;
+};
+
+// The survey of a corpus shared by rank (io/corpus_loader.hpp): each rank surveys the
+// documents of its row blocks, and the surveys are added up. Collective.
+CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const LdaConfig& config);
+
 class LdaModel : public TileModel {
  public:
+  // A corpus held whole (one process, or tests): surveyed when the run attaches.
   LdaModel(const LdaConfig& config, const Corpus& corpus);
+  // This rank's share of a corpus (documents of other ranks' row blocks empty) with the
+  // whole corpus's survey.
+  LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey);
   ~LdaModel() override;
 
   std::uint32_t grid_rows() const override;
@@ -81,8 +98,9 @@ class LdaModel : public TileModel {
 
   const LdaCounts& counts() const;
   std::uint64_t tokens_held() const;              // training tokens of this rank's documents
+  ModelFootprint footprint() const;               // the corpus share and tokens as data
   const std::vector<LdaTraceRow>& trace() const;  // rank 0
-  // Held-out document ids (global, ascending), the same on every rank.
+  // Held-out document ids (global, ascending), the same on every rank. Collective.
   std::vector<std::uint32_t> HeldOutDocuments() const;
 
   // The posterior mean of phi over the collected samples (the current phi when none was
