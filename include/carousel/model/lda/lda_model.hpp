@@ -66,7 +66,8 @@ class LdaModel : public TileModel {
   // A corpus held whole (one process, or tests): surveyed when the run attaches.
   LdaModel(const LdaConfig& config, const Corpus& corpus);
   // This rank's share of a corpus (documents of other ranks' row blocks empty) with the
-  // whole corpus's survey.
+  // whole corpus's survey. Either way the documents are read only until the engine has
+  // attached the model (its tokens hold them then); the sizes and words are read later.
   LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey);
   ~LdaModel() override;
 
