@@ -37,7 +37,7 @@ RatingMatrix MakeRatings(const GeneratedRatings& g, std::uint32_t users, std::ui
 // The gradient pass over one tile holding all ratings, repeated for `seconds`.
 double KernelRate(const RatingMatrix& m, int k, double seconds) {
   BpmfShape shape{k, true};
-  std::vector<TileEntry> share;
+  TileShare share;
   const MfProblem p = WholeMfProblem(m, {}, 1, 1, &share);
   TileRatings tile;
   tile.row_start.assign(m.rows + 1, 0);
@@ -76,7 +76,7 @@ double IterationRate(const RatingMatrix& m, int k, const std::string& sampler, d
   c.eval_every = 1u << 30;
   c.burn_in = 0;
   auto comm = MakeSerialCommunicator();
-  std::vector<TileEntry> share;
+  TileShare share;
   const MfProblem p = WholeMfProblem(m, {}, c.tiles, c.seed, &share);
   BpmfModel model(c, p, std::move(share));
   TileEngine engine(*comm, model, c.chain());

@@ -25,24 +25,24 @@ std::uint64_t RatingHash(const Rating& r) {
 
 }  // namespace
 
-TrainingCounts CountTraining(const std::vector<TileEntry>& share, const TileGrid& grid,
-                             int first_row_block) {
+TrainingCounts CountTraining(const TileShare& share, const TileGrid& grid) {
   const int b = grid.blocks();
   TrainingCounts counts;
   counts.count = share.size();
   counts.col_degree.assign(grid.cols().size(), 0);
   counts.stratum_sizes.assign(static_cast<std::size_t>(b), 0);
   std::vector<std::uint32_t> row_degree(grid.rows().size(), 0);
-  for (const TileEntry& e : share) {
-    const Rating r = FromTileEntry(grid, first_row_block, e);
-    counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
-    counts.col_degree[r.col]++;
-    const int i = grid.rows().BlockOf(r.row), j = grid.cols().BlockOf(r.col);
-    counts.stratum_sizes[static_cast<std::size_t>(((j - i) % b + b) % b)]++;
-    counts.checksum += RatingHash(r);
-    counts.lo = std::min(counts.lo, r.value);
-    counts.hi = std::max(counts.hi, r.value);
-  }
+  for (std::size_t t = 0; t < share.tiles.size(); ++t)
+    for (const LocalRating& local : share.tiles[t]) {
+      const Rating r = share.Global(grid, t, local);
+      counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
+      counts.col_degree[r.col]++;
+      const int i = grid.rows().BlockOf(r.row), j = grid.cols().BlockOf(r.col);
+      counts.stratum_sizes[static_cast<std::size_t>(((j - i) % b + b) % b)]++;
+      counts.checksum += RatingHash(r);
+      counts.lo = std::min(counts.lo, r.value);
+      counts.hi = std::max(counts.hi, r.value);
+    }
   return counts;
 }
 
@@ -87,25 +87,27 @@ TrainingCounts CountsFromBytes(const std::string& bytes) {
   return counts;
 }
 
-std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
-                      std::uint32_t col) {
-  const std::uint64_t tile =
-      static_cast<std::uint64_t>(grid.rows().BlockOf(row) - first_row_block) *
-          static_cast<std::uint64_t>(grid.blocks()) +
-      static_cast<std::uint64_t>(grid.cols().BlockOf(col));
-  return tile << 32 | grid.rows().LocalIndex(row);
+std::uint64_t TileShare::size() const {
+  std::uint64_t n = 0;
+  for (const auto& tile : tiles) n += tile.size();
+  return n;
 }
 
-TileEntry ToTileEntry(const TileGrid& grid, int first_row_block, const Rating& r) {
-  return {TileKey(grid, first_row_block, r.row, r.col), grid.cols().LocalIndex(r.col), r.value};
+Rating TileShare::Global(const TileGrid& grid, std::size_t tile, const LocalRating& r) const {
+  const auto b = static_cast<std::size_t>(grid.blocks());
+  const int row_block = first_row_block + static_cast<int>(tile / b);
+  const int col_block = static_cast<int>(tile % b);
+  return {grid.rows().Members(row_block)[r.row], grid.cols().Members(col_block)[r.col], r.value};
 }
 
-Rating FromTileEntry(const TileGrid& grid, int first_row_block, const TileEntry& e) {
-  const auto tile = static_cast<int>(e.key >> 32);
-  const int row_block = first_row_block + tile / grid.blocks();
-  const int col_block = tile % grid.blocks();
-  return {grid.rows().Members(row_block)[e.key & 0xFFFFFFFFu],
-          grid.cols().Members(col_block)[e.local_col], e.value};
+std::size_t TileShare::TileOf(const TileGrid& grid, std::uint32_t row, std::uint32_t col) const {
+  return static_cast<std::size_t>(grid.rows().BlockOf(row) - first_row_block) *
+             static_cast<std::size_t>(grid.blocks()) +
+         static_cast<std::size_t>(grid.cols().BlockOf(col));
+}
+
+LocalRating TileShare::Local(const TileGrid& grid, const Rating& r) const {
+  return {grid.rows().LocalIndex(r.row), grid.cols().LocalIndex(r.col), r.value};
 }
 
 void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int tiles, double sum,
@@ -126,7 +128,7 @@ void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int ti
 }
 
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
-                         std::uint64_t seed, std::vector<TileEntry>* share) {
+                         std::uint64_t seed, TileShare* share) {
   MfProblem problem;
   problem.rows = train.rows;
   problem.cols = train.cols;
@@ -137,10 +139,12 @@ MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test
   const float mu = TrainingMean(sum, train.entries.size());
   for (const Rating& r : train.entries)
     squared_deviations = AddSquaredDeviation(squared_deviations, r.value, mu);
-  share->clear();
-  for (const Rating& r : train.entries) share->push_back(ToTileEntry(grid, 0, r));
-  std::sort(share->begin(), share->end(), TileOrder);
-  SetTrainingSummary(problem, CountTraining(*share, grid, 0), tiles, sum, squared_deviations);
+  share->first_row_block = 0;  // one process runs every row block
+  share->tiles.assign(static_cast<std::size_t>(tiles) * static_cast<std::size_t>(tiles), {});
+  for (const Rating& r : train.entries)
+    share->tiles[share->TileOf(grid, r.row, r.col)].push_back(share->Local(grid, r));
+  for (auto& tile : share->tiles) std::sort(tile.begin(), tile.end(), LocalOrder);
+  SetTrainingSummary(problem, CountTraining(*share, grid), tiles, sum, squared_deviations);
   return problem;
 }
 

@@ -17,19 +17,80 @@
 namespace carousel::io {
 namespace {
 
-// A rating as its range's rank parsed it, before the id maps exist. user < 0 marks a
-// rating the split sent to the test set.
-struct Parsed {
-  std::int64_t user;
-  std::int64_t item;
-  float value;
-  std::uint32_t line;  // in the range, from 1
+// The ratings a rank parsed from its range, before the id maps exist: 12 bytes each while
+// every id fits 32 bits (the usual case), 24 once one does not. Stored, and later sent,
+// in pieces: a piece is freed as soon as it has been sent, so a rank holds about one copy
+// of its ratings at any time. A rating the split sent to the test set has a NaN value
+// (read values are finite).
+class ParsedRatings {
+ public:
+  static constexpr std::size_t kPiece = std::size_t{1} << 20;
+
+  void Add(std::int64_t user, std::int64_t item, float value) {
+    constexpr std::int64_t kNarrow = std::numeric_limits<std::uint32_t>::max();
+    if (wide_.empty() && (user > kNarrow || item > kNarrow)) Widen();
+    if (wide_.empty()) {
+      if (narrow_.empty() || narrow_.back().size() == kPiece)
+        narrow_.emplace_back().reserve(kPiece);
+      narrow_.back().push_back(
+          {static_cast<std::uint32_t>(user), static_cast<std::uint32_t>(item), value});
+    } else {
+      if (wide_.back().size() == kPiece) wide_.emplace_back().reserve(kPiece);
+      wide_.back().push_back({user, item, value});
+    }
+    ++size_;
+  }
+  std::uint64_t size() const { return size_; }
+  std::size_t pieces() const { return wide_.empty() ? narrow_.size() : wide_.size(); }
+  // Calls f(user, item, value&) for each rating of piece `p`, in file order.
+  template <typename F>
+  void ForEachIn(std::size_t p, F&& f) {
+    if (wide_.empty()) {
+      for (Narrow& r : narrow_[p]) f(std::int64_t{r.user}, std::int64_t{r.item}, r.value);
+    } else {
+      for (Wide& r : wide_[p]) f(r.user, r.item, r.value);
+    }
+  }
+  template <typename F>
+  void ForEach(F&& f) {
+    for (std::size_t p = 0; p < pieces(); ++p) ForEachIn(p, f);
+  }
+  void Free(std::size_t p) {
+    if (wide_.empty())
+      std::vector<Narrow>().swap(narrow_[p]);
+    else
+      std::vector<Wide>().swap(wide_[p]);
+  }
+
+ private:
+  struct Narrow {
+    std::uint32_t user, item;
+    float value;
+  };
+  struct Wide {
+    std::int64_t user, item;
+    float value;
+  };
+  void Widen() {
+    wide_.emplace_back().reserve(kPiece);
+    for (const auto& piece : narrow_)
+      for (const Narrow& r : piece) {
+        if (wide_.back().size() == kPiece) wide_.emplace_back().reserve(kPiece);
+        wide_.back().push_back({r.user, r.item, r.value});
+      }
+    narrow_.clear();
+  }
+  std::vector<std::vector<Narrow>> narrow_;
+  std::vector<std::vector<Wide>> wide_;
+  std::uint64_t size_ = 0;
 };
 
-// Parsed ratings are stored, and later sent, in pieces of this many: a piece is freed as
-// soon as it has been sent, so a rank holds about one copy of its ratings at any time.
-constexpr std::size_t kPiece = std::size_t{1} << 20;
-using Pieces = std::vector<std::vector<Parsed>>;
+// A training rating on its way to the rank of its row block: its tile among that rank's
+// (row block - the rank's first, times B, plus column block) and its place in the tile.
+struct TileEntry {
+  std::uint32_t tile;
+  LocalRating rating;
+};
 
 // What each rank learns of its range by parsing it, for the others.
 struct RangeSurvey {
@@ -38,25 +99,19 @@ struct RangeSurvey {
 };
 
 struct ParsedRange {
-  Pieces pieces;
+  ParsedRatings ratings;
   RangeSurvey survey;
   std::optional<RangeProblem> problem;
 };
 
 ParsedRange ParseMyRange(const RatingsLayout& layout, const ByteRange& range) {
   ParsedRange out;
-  out.pieces.emplace_back().reserve(kPiece);
   const RangeParseResult result = ParseRatingsRange(layout, range, [&](const RawRating& r) {
     const float value = static_cast<float>(r.value);
     // The reader accepts any finite double; the model stores floats.
     if (!std::isfinite(value))
       throw RangeProblem{r.line, "rating " + std::to_string(r.value) + " does not fit in a float"};
-    if (r.line > std::numeric_limits<std::uint32_t>::max())
-      throw RangeProblem{r.line,
-                         "more than 2^32 lines in one rank's part of the file: use more "
-                         "ranks"};
-    if (out.pieces.back().size() == kPiece) out.pieces.emplace_back().reserve(kPiece);
-    out.pieces.back().push_back({r.user, r.item, value, static_cast<std::uint32_t>(r.line)});
+    out.ratings.Add(r.user, r.item, value);
   });
   out.survey = {result.line_ends, result.ratings};
   out.problem = result.problem;
@@ -84,22 +139,26 @@ RangePlace Place(Communicator& comm, const RatingsLayout& layout, const RangeSur
       place.first_rating += s.ratings;
     }
     place.total_ratings += s.ratings;
-    place.max_pieces = std::max<std::size_t>(place.max_pieces, (s.ratings + kPiece - 1) / kPiece);
+    place.max_pieces = std::max<std::size_t>(
+        place.max_pieces, (s.ratings + ParsedRatings::kPiece - 1) / ParsedRatings::kPiece);
   }
   return place;
 }
 
 // The first problem of this rank's range in file order, thrown as a single process would:
-// a parse problem, or for Matrix Market the entry past the size line's count if earlier.
-void ThrowFirstProblem(const RatingsLayout& layout, const ParsedRange& parsed,
-                       const RangePlace& place) {
+// a parse problem, or for Matrix Market the entry past the size line's count if earlier
+// (its line found by parsing the range again: lines are not kept).
+void ThrowFirstProblem(const RatingsLayout& layout, const ByteRange& range,
+                       const ParsedRange& parsed, const RangePlace& place) {
   const std::uint64_t base = place.first_line - 1;
   if (layout.matrix_size) {
     const auto nnz = static_cast<std::uint64_t>(layout.matrix_size->nnz);
     if (nnz >= place.first_rating && nnz < place.first_rating + parsed.survey.ratings) {
-      const std::uint64_t k = nnz - place.first_rating;
-      const Parsed& excess = parsed.pieces[k / kPiece][k % kPiece];
-      Fail(Location{layout.path, base + excess.line}, TooManyEntriesProblem(*layout.matrix_size));
+      std::uint64_t seen = 0, line = 0;
+      ParseRatingsRange(layout, range, [&](const RawRating& r) {
+        if (place.first_rating + seen++ == nnz) line = r.line;
+      });
+      Fail(Location{layout.path, base + line}, TooManyEntriesProblem(*layout.matrix_size));
     }
   }
   if (parsed.problem)
@@ -107,17 +166,16 @@ void ThrowFirstProblem(const RatingsLayout& layout, const ParsedRange& parsed,
 }
 
 // The seeded split, keyed by the rating's index in the file: test ratings leave the
-// pieces (marked user = -1) for `test`, with their global lines.
-void SplitOffTest(const MfInput& input, const RangePlace& place, Pieces& pieces,
+// pieces (marked with a NaN value) for `test`.
+void SplitOffTest(const MfInput& input, const RangePlace& place, ParsedRatings& ratings,
                   std::vector<RawRating>& test) {
   std::uint64_t n = place.first_rating;
-  for (auto& piece : pieces)
-    for (Parsed& p : piece) {
-      KeyedStream stream(input.seed, Purpose::kSplit, n++, 0);
-      if (stream.uniform() >= input.test_fraction) continue;
-      test.push_back({p.user, p.item, p.value, place.first_line - 1 + p.line});
-      p.user = -1;
-    }
+  ratings.ForEach([&](std::int64_t user, std::int64_t item, float& value) {
+    KeyedStream stream(input.seed, Purpose::kSplit, n++, 0);
+    if (stream.uniform() >= input.test_fraction) return;
+    test.push_back({user, item, value, 0});  // lines are not kept: the value was checked
+    value = std::numeric_limits<float>::quiet_NaN();
+  });
 }
 
 IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
@@ -129,33 +187,68 @@ IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
   return map;
 }
 
-// Sends every training rating of the pieces to the rank of its row block, one piece per
-// round (every rank runs as many rounds as the rank with the most pieces), freeing each
-// piece once sent. Returns the ratings this rank received.
-std::vector<TileEntry> ShareOut(Communicator& comm, Pieces& pieces, const RangePlace& place,
-                                const LoadedMf& out, const TileGrid& grid,
-                                const RankLayout& ranks) {
-  std::vector<TileEntry> received;
+// Sends every training rating to the rank of its row block, into that rank's share, one
+// piece per round (every rank runs as many rounds as the rank with the most pieces),
+// freeing each piece once sent. The tiles' sizes are counted first, so each tile of the
+// share is allocated once at its size.
+TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace& place,
+                   const LoadedMf& out, const TileGrid& grid, const RankLayout& ranks) {
+  const auto b = static_cast<std::size_t>(grid.blocks());
+  auto destination = [&](std::int64_t user, std::int64_t item, std::uint32_t* row,
+                         std::uint32_t* col) {
+    *row = *out.users.Find(user);
+    *col = *out.items.Find(item);
+    return ranks.RankOfRowBlock(grid.rows().BlockOf(*row));
+  };
+  std::vector<std::uint64_t> tile_sizes(b * b, 0);  // every tile of the grid
+  ratings.ForEach([&](std::int64_t user, std::int64_t item, float& value) {
+    if (std::isnan(value)) return;
+    std::uint32_t row = 0, col = 0;
+    destination(user, item, &row, &col);
+    tile_sizes[static_cast<std::size_t>(grid.rows().BlockOf(row)) * b +
+               static_cast<std::size_t>(grid.cols().BlockOf(col))]++;
+  });
+  TileShare share;
+  share.first_row_block = ranks.FirstRowBlock(comm.rank());
+  share.tiles.resize(static_cast<std::size_t>(ranks.blocks_per_rank()) * b);
+  std::vector<std::uint64_t> mine(share.tiles.size(), 0);
+  for (const std::string& part : comm.AllGather(PodBytes(tile_sizes))) {
+    std::vector<std::uint64_t> theirs;
+    AppendPods(part, theirs);
+    for (std::size_t t = 0; t < mine.size(); ++t)
+      mine[t] += theirs[static_cast<std::size_t>(share.first_row_block) * b + t];
+  }
+  for (std::size_t t = 0; t < mine.size(); ++t) share.tiles[t].reserve(mine[t]);
+
   for (std::size_t round = 0; round < place.max_pieces; ++round) {
     std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(comm.size()));
-    if (round < pieces.size()) {
-      for (const Parsed& p : pieces[round]) {
-        if (p.user < 0) continue;
-        const std::uint32_t row = *out.users.Find(p.user), col = *out.items.Find(p.item);
-        const int dest = ranks.RankOfRowBlock(grid.rows().BlockOf(row));
+    if (round < ratings.pieces()) {
+      ratings.ForEachIn(round, [&](std::int64_t user, std::int64_t item, float& value) {
+        if (std::isnan(value)) return;
+        std::uint32_t row = 0, col = 0;
+        const int dest = destination(user, item, &row, &col);
+        const std::size_t tile =
+            static_cast<std::size_t>(grid.rows().BlockOf(row) - ranks.FirstRowBlock(dest)) * b +
+            static_cast<std::size_t>(grid.cols().BlockOf(col));
         sends[static_cast<std::size_t>(dest)].push_back(
-            ToTileEntry(grid, ranks.FirstRowBlock(dest), {row, col, p.value}));
-      }
-      std::vector<Parsed>().swap(pieces[round]);
+            {static_cast<std::uint32_t>(tile),
+             {grid.rows().LocalIndex(row), grid.cols().LocalIndex(col), value}});
+      });
+      ratings.Free(round);
     }
     std::vector<std::string> bytes;
     for (auto& s : sends) {
       bytes.push_back(PodBytes(s));
       std::vector<TileEntry>().swap(s);
     }
-    for (const std::string& part : AllToAll(comm, std::move(bytes))) AppendPods(part, received);
+    std::vector<TileEntry> received;
+    for (const std::string& part : AllToAll(comm, std::move(bytes))) {
+      received.clear();
+      AppendPods(part, received);
+      for (const TileEntry& e : received) share.tiles[e.tile].push_back(e.rating);
+    }
   }
-  return received;
+  return share;
 }
 
 // A (user, item) pair rated more than once, by external ids.
@@ -169,29 +262,32 @@ struct Pair {
 // between its share and the test ratings split off the same file, and (on one rank) among
 // those test ratings. At most `limit` of them: one is enough to fail, the earliest is found
 // among all by DuplicateLines.
-std::vector<Pair> FindDuplicatePairs(const std::vector<TileEntry>& share,
-                                     const std::vector<RawRating>& test, const LoadedMf& out,
-                                     const TileGrid& grid, int first_row_block, int rank,
+std::vector<Pair> FindDuplicatePairs(const TileShare& share, const std::vector<RawRating>& test,
+                                     const LoadedMf& out, const TileGrid& grid, int rank,
                                      const RankLayout& ranks, bool test_among_themselves) {
   constexpr std::size_t kLimit = 1024;
   std::vector<Pair> pairs;
-  auto add = [&](const TileEntry& e) {
-    const Rating r = FromTileEntry(grid, first_row_block, e);
-    pairs.push_back({out.users.External(r.row), out.items.External(r.col)});
+  auto add = [&](std::size_t tile, const LocalRating& r) {
+    const Rating g = share.Global(grid, tile, r);
+    pairs.push_back({out.users.External(g.row), out.items.External(g.col)});
   };
-  for (std::size_t i = 1; i < share.size() && pairs.size() < kLimit; ++i)
-    if (!TileOrder(share[i - 1], share[i])) add(share[i]);
-  for (const RawRating& t : test) {
+  for (std::size_t t = 0; t < share.tiles.size(); ++t) {
+    const auto& tile = share.tiles[t];
+    for (std::size_t i = 1; i < tile.size() && pairs.size() < kLimit; ++i)
+      if (!LocalOrder(tile[i - 1], tile[i])) add(t, tile[i]);
+  }
+  for (const RawRating& r : test) {
     if (pairs.size() >= kLimit) break;
-    const auto row = out.users.Find(t.user), col = out.items.Find(t.item);
+    const auto row = out.users.Find(r.user), col = out.items.Find(r.item);
     if (!row || !col || ranks.RankOfRowBlock(grid.rows().BlockOf(*row)) != rank) continue;
-    const TileEntry probe = ToTileEntry(grid, first_row_block, {*row, *col, 0.0f});
-    if (std::binary_search(share.begin(), share.end(), probe, TileOrder))
-      pairs.push_back({t.user, t.item});
+    const auto& tile = share.tiles[share.TileOf(grid, *row, *col)];
+    if (std::binary_search(tile.begin(), tile.end(), share.Local(grid, {*row, *col, 0.0f}),
+                           LocalOrder))
+      pairs.push_back({r.user, r.item});
   }
   if (test_among_themselves) {
     std::vector<Pair> all;
-    for (const RawRating& t : test) all.push_back({t.user, t.item});
+    for (const RawRating& r : test) all.push_back({r.user, r.item});
     std::sort(all.begin(), all.end());
     for (std::size_t i = 1; i < all.size() && pairs.size() < kLimit; ++i)
       if (all[i] == all[i - 1]) pairs.push_back(all[i]);
@@ -275,7 +371,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   out.parse_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const RangePlace place = Place(comm, layout, parsed.survey);
-  RunCollectively(comm, [&] { ThrowFirstProblem(layout, parsed, place); });
+  RunCollectively(comm, [&] { ThrowFirstProblem(layout, range, parsed, place); });
   RunCollectively(comm, [&] {
     if (place.total_ratings == 0) throw InputError(input.train, "no ratings in file");
     if (layout.matrix_size) CheckEntryCount(input.train, *layout.matrix_size, place.total_ratings);
@@ -284,7 +380,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   // The test set: split off (every rank gets every test rating, in file order) or read.
   std::vector<RawRating> test, my_test;
   const bool split = input.test.empty() && input.test_fraction > 0.0;
-  if (split) SplitOffTest(input, place, parsed.pieces, my_test);
+  if (split) SplitOffTest(input, place, parsed.ratings, my_test);
   if (split) {
     for (const std::string& part : comm.AllGather(PodBytes(my_test))) AppendPods(part, test);
   } else if (!input.test.empty()) {
@@ -293,13 +389,12 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
 
   IdSet users, items;
   std::uint64_t my_train = 0;
-  for (const auto& piece : parsed.pieces)
-    for (const Parsed& p : piece) {
-      if (p.user < 0) continue;
-      users.Add(p.user);
-      items.Add(p.item);
-      ++my_train;
-    }
+  parsed.ratings.ForEach([&](std::int64_t user, std::int64_t item, float& value) {
+    if (std::isnan(value)) return;
+    users.Add(user);
+    items.Add(item);
+    ++my_train;
+  });
   out.users = MergedIdMap(comm, users);
   out.items = MergedIdMap(comm, items);
   RunCollectively(comm, [&] {
@@ -311,9 +406,9 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
 
   // The training mean and spread, summed in file order across the ranks.
   auto ordered = [&](double running, auto&& add) {
-    for (const auto& piece : parsed.pieces)
-      for (const Parsed& p : piece)
-        if (p.user >= 0) running = add(running, p.value);
+    parsed.ratings.ForEach([&](std::int64_t, std::int64_t, float& value) {
+      if (!std::isnan(value)) running = add(running, value);
+    });
     return running;
   };
   const double sum = ContinueInRankOrder(comm, 0.0, [&](double s) {
@@ -334,16 +429,13 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   out.problem.cols = out.items.size();
   const TileGrid grid(out.problem.rows, out.problem.cols, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
-  const int first_row_block = ranks.FirstRowBlock(comm.rank());
-  std::vector<TileEntry> share = ShareOut(comm, parsed.pieces, place, out, grid, ranks);
-  std::sort(share.begin(), share.end(), TileOrder);
+  out.share = ShareOut(comm, parsed.ratings, place, out, grid, ranks);
+  for (auto& tile : out.share.tiles) std::sort(tile.begin(), tile.end(), LocalOrder);
   ThrowEarliestDuplicate(comm, layout, range, place,
-                         FindDuplicatePairs(share, test, out, grid, first_row_block, comm.rank(),
-                                            ranks, split && comm.rank() == 0));
-  out.share = std::move(share);
+                         FindDuplicatePairs(out.share, test, out, grid, comm.rank(), ranks,
+                                            split && comm.rank() == 0));
   TrainingCounts counts;
-  for (const std::string& part :
-       comm.AllGather(CountsToBytes(CountTraining(out.share, grid, first_row_block))))
+  for (const std::string& part : comm.AllGather(CountsToBytes(CountTraining(out.share, grid))))
     MergeCounts(counts, CountsFromBytes(part));
   SetTrainingSummary(out.problem, counts, input.tiles, sum, squared_deviations);
   return out;

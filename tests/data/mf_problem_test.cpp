@@ -20,33 +20,34 @@ RatingMatrix SomeRatings() {
   return m;
 }
 
-TEST(MfProblem, TileEntriesRoundTripAndSortIntoTiles) {
+TEST(MfProblem, RatingsRoundTripThroughTheirTiles) {
   const RatingMatrix m = SomeRatings();
   const TileGrid grid(m.rows, m.cols, 4, 11);
   const RankLayout layout(4, 2);
   for (const Rating& r : m.entries) {
-    const int first = layout.FirstRowBlock(layout.RankOfRowBlock(grid.rows().BlockOf(r.row)));
-    const Rating back = FromTileEntry(grid, first, ToTileEntry(grid, first, r));
+    TileShare share;
+    share.first_row_block = layout.FirstRowBlock(layout.RankOfRowBlock(grid.rows().BlockOf(r.row)));
+    const std::size_t tile = share.TileOf(grid, r.row, r.col);
+    EXPECT_LT(tile, 2u * 4u);  // two row blocks per rank, four column blocks
+    const Rating back = share.Global(grid, tile, share.Local(grid, r));
     EXPECT_EQ(back.row, r.row);
     EXPECT_EQ(back.col, r.col);
     EXPECT_EQ(back.value, r.value);
   }
-  std::vector<TileEntry> share;
+  TileShare share;
   WholeMfProblem(m, {}, 4, 11, &share);
-  ASSERT_EQ(share.size(), m.entries.size());
-  for (std::size_t k = 1; k < share.size(); ++k) {
-    const Rating a = FromTileEntry(grid, 0, share[k - 1]), b = FromTileEntry(grid, 0, share[k]);
-    const auto key = [&](const Rating& r) {
-      return std::make_tuple(grid.rows().BlockOf(r.row), grid.cols().BlockOf(r.col),
-                             grid.rows().LocalIndex(r.row), grid.cols().LocalIndex(r.col));
-    };
-    EXPECT_LT(key(a), key(b)) << "entry " << k;
+  EXPECT_EQ(share.size(), m.entries.size());
+  ASSERT_EQ(share.tiles.size(), 16u);
+  for (std::size_t t = 0; t < share.tiles.size(); ++t) {
+    EXPECT_TRUE(std::is_sorted(share.tiles[t].begin(), share.tiles[t].end(), LocalOrder));
+    for (const LocalRating& r : share.tiles[t])
+      EXPECT_EQ(share.TileOf(grid, share.Global(grid, t, r).row, share.Global(grid, t, r).col), t);
   }
 }
 
 TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   const RatingMatrix m = SomeRatings();
-  std::vector<TileEntry> all;
+  TileShare all;
   const MfProblem whole = WholeMfProblem(m, {}, 4, 11, &all);
   EXPECT_EQ(whole.train_count, m.entries.size());
   double sum = 0.0;
@@ -58,12 +59,13 @@ TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   const RankLayout layout(4, 2);
   TrainingCounts merged;
   for (int rank = 0; rank < 2; ++rank) {
-    std::vector<TileEntry> share;
+    TileShare share;
+    share.first_row_block = layout.FirstRowBlock(rank);
+    share.tiles.resize(2 * 4);
     for (const Rating& r : m.entries)
       if (layout.RankOfRowBlock(grid.rows().BlockOf(r.row)) == rank)
-        share.push_back(ToTileEntry(grid, layout.FirstRowBlock(rank), r));
-    MergeCounts(merged, CountsFromBytes(
-                            CountsToBytes(CountTraining(share, grid, layout.FirstRowBlock(rank)))));
+        share.tiles[share.TileOf(grid, r.row, r.col)].push_back(share.Local(grid, r));
+    MergeCounts(merged, CountsFromBytes(CountsToBytes(CountTraining(share, grid))));
   }
   MfProblem parts;
   SetTrainingSummary(parts, merged, 4, 0.0, 0.0);
@@ -81,7 +83,7 @@ TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   // The checksum tells another training set apart.
   RatingMatrix other = m;
   other.entries.back().value += 0.5f;
-  std::vector<TileEntry> unused;
+  TileShare unused;
   EXPECT_NE(WholeMfProblem(other, {}, 4, 11, &unused).train_checksum, whole.train_checksum);
 }
 

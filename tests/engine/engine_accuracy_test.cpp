@@ -50,7 +50,7 @@ constexpr double kCriterion = 1.05;  // the specification: within 5% of the nois
 struct Data {
   RatingMatrix train;
   MfProblem problem;  // for the engine's grid (one tile, seed 3)
-  std::vector<TileEntry> share;
+  TileShare share;
   std::vector<Rating> test;  // the same ratings, for RunBpmfGibbs
   double floor = 0.0;        // oracle RMSE on the held-out ratings
   std::uint64_t max_degree = 1;

@@ -70,7 +70,7 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 struct Data {
   RatingMatrix train;
   MfProblem problem;  // for the engine's grid (one tile, seed 5)
-  std::vector<TileEntry> share;
+  TileShare share;
   std::vector<Rating> test;  // the same ratings as problem.test, for RunBpmfGibbs
   std::uint64_t max_degree = 1;
 };

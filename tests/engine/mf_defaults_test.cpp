@@ -12,7 +12,7 @@ MfProblem Problem(std::uint32_t n, std::uint32_t top) {
   RatingMatrix train{n, 1001, {}};
   for (std::uint32_t i = 0; i < n; ++i)
     train.entries.push_back({i, i < top ? 0u : 1u + i % 1000u, 3.0f});
-  std::vector<TileEntry> share;
+  TileShare share;
   return WholeMfProblem(train, {}, 1, 1, &share);
 }
 

@@ -29,7 +29,7 @@ TEST(BpmfUserSlices, AnySliceSizeGivesTheSameRowsInOrder) {
   c.iterations = 12;
   c.burn_in = 4;
   c.eval_every = 4;
-  std::vector<TileEntry> share;
+  TileShare share;
   const MfProblem problem = WholeMfProblem(train, {}, c.tiles, c.seed, &share);
   auto comm = MakeSerialCommunicator();
   BpmfModel model(c, problem, share);

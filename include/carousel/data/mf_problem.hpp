@@ -36,26 +36,33 @@ struct TrainingCounts {
   float hi = -std::numeric_limits<float>::infinity();
 };
 
-// A training rating as a rank's tiles hold it: `key` packs its tile among the rank's
-// (row block - the rank's first, times B, plus column block) and its local row (TileKey);
-// then its local column and value. Sorted by (key, local_col), a share is in the order the
-// model builds its tiles in: by tile, then local row, then local column.
-struct TileEntry {
-  std::uint64_t key;
-  std::uint32_t local_col;
+// A training rating inside its tile: its row and column within the tile's row block and
+// column block (BlockPartition::LocalIndex).
+struct LocalRating {
+  std::uint32_t row;
+  std::uint32_t col;
   float value;
 };
-
-std::uint64_t TileKey(const TileGrid& grid, int first_row_block, std::uint32_t row,
-                      std::uint32_t col);
-TileEntry ToTileEntry(const TileGrid& grid, int first_row_block, const Rating& r);
-Rating FromTileEntry(const TileGrid& grid, int first_row_block, const TileEntry& e);
-inline bool TileOrder(const TileEntry& a, const TileEntry& b) {
-  return a.key != b.key ? a.key < b.key : a.local_col < b.local_col;
+inline bool LocalOrder(const LocalRating& a, const LocalRating& b) {
+  return a.row != b.row ? a.row < b.row : a.col < b.col;
 }
 
-TrainingCounts CountTraining(const std::vector<TileEntry>& share, const TileGrid& grid,
-                             int first_row_block);
+// A rank's share of the training ratings, by tile: tiles[k * B + j] holds the ratings of
+// its k-th row block (first_row_block + k) and column block j, in LocalOrder, the order
+// the model's tiles are built in.
+struct TileShare {
+  int first_row_block = 0;
+  std::vector<std::vector<LocalRating>> tiles;
+
+  std::uint64_t size() const;
+  // The rating with global row and column ids.
+  Rating Global(const TileGrid& grid, std::size_t tile, const LocalRating& r) const;
+  // The tile of a global rating, and the rating in it; the row must be one of the share's.
+  std::size_t TileOf(const TileGrid& grid, std::uint32_t row, std::uint32_t col) const;
+  LocalRating Local(const TileGrid& grid, const Rating& r) const;
+};
+
+TrainingCounts CountTraining(const TileShare& share, const TileGrid& grid);
 void MergeCounts(TrainingCounts& total, const TrainingCounts& part);
 std::string CountsToBytes(const TrainingCounts& counts);
 TrainingCounts CountsFromBytes(const std::string& bytes);
@@ -98,6 +105,6 @@ void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int ti
 // reference): the ratings of `train`, in its order, summarised for a grid of `tiles` with
 // `seed`; `share` receives all of them in tile order.
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
-                         std::uint64_t seed, std::vector<TileEntry>* share);
+                         std::uint64_t seed, TileShare* share);
 
 }  // namespace carousel

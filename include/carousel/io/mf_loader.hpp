@@ -32,7 +32,7 @@ struct MfInput {
 
 struct LoadedMf {
   MfProblem problem;          // the same on every rank
-  std::vector<TileEntry> share;  // this rank's training ratings, in tile order (TileOrder)
+  TileShare share;  // this rank's training ratings, by tile, each tile in LocalOrder
   IdMap users, items;
   std::vector<std::int64_t> test_user, test_item;  // external ids, in test order
   std::uint64_t cold_test = 0;     // test ratings whose user or item is not in training

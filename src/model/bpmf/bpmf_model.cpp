@@ -25,8 +25,7 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
 
 }  // namespace
 
-BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem,
-                      std::vector<TileEntry> share)
+BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShare share)
     : config_(config),
       problem_(problem),
       share_(std::move(share)),
@@ -55,14 +54,13 @@ std::vector<std::uint64_t> BpmfModel::Impl::StratumSizes() const {
   return problem_.stratum_sizes;
 }
 
-// In tile order (TileOrder; the loader delivers it so) each tile's ratings are one run, by
-// local row and then local column, and the tiles are filled in one pass.
+// Each tile is filled from its ratings in LocalOrder (the loader delivers them so), which
+// are then freed: the share and the tiles are never both whole.
 void BpmfModel::Impl::BuildRowBlocks() {
-  if (!std::is_sorted(share_.begin(), share_.end(), TileOrder))
-    std::sort(share_.begin(), share_.end(), TileOrder);
   const int first = layout_->FirstRowBlock(comm_->rank());
   rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
-  std::size_t at = 0;
+  if (share_.first_row_block != first || share_.tiles.size() != rows_.size() * B())
+    throw Error(ExitCode::kInternal, "BpmfModel: the share is another rank's");
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     BpmfRowBlock& rb = rows_[k];
     rb.id = first + static_cast<int>(k);
@@ -70,31 +68,29 @@ void BpmfModel::Impl::BuildRowBlocks() {
     rb.tiles.resize(static_cast<std::size_t>(B()));
     rb.degree = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(n));
     for (int j = 0; j < B(); ++j) {
+      std::vector<LocalRating>& ratings = share_.tiles[k * B() + j];
+      if (!std::is_sorted(ratings.begin(), ratings.end(), LocalOrder))
+        std::sort(ratings.begin(), ratings.end(), LocalOrder);
       TileRatings& tile = rb.tiles[j];
       tile.row_start.assign(n + 1, 0);
-      const std::uint64_t tile_id = k * static_cast<std::uint64_t>(B()) + j;
-      const std::size_t begin = at;
-      for (; at < share_.size() && share_[at].key >> 32 == tile_id; ++at) {
-        if (at > begin && !TileOrder(share_[at - 1], share_[at]))
+      for (std::size_t e = 0; e < ratings.size(); ++e) {
+        if (e > 0 && !LocalOrder(ratings[e - 1], ratings[e]))
           throw Error(ExitCode::kInternal, "BpmfModel: a (user, item) pair rated twice");
-        tile.row_start[(share_[at].key & 0xFFFFFFFFu) + 1]++;
+        tile.row_start[ratings[e].row + 1]++;
       }
       for (std::size_t r = 0; r < n; ++r) {
         rb.degree[static_cast<Eigen::Index>(r)] += static_cast<float>(tile.row_start[r + 1]);
         tile.row_start[r + 1] += tile.row_start[r];
       }
-      tile.col.reserve(at - begin);
-      tile.value.reserve(at - begin);
-      for (std::size_t e = begin; e < at; ++e) {
-        tile.col.push_back(share_[e].local_col);
-        tile.value.push_back(share_[e].value);
+      tile.col.reserve(ratings.size());
+      tile.value.reserve(ratings.size());
+      for (const LocalRating& r : ratings) {
+        tile.col.push_back(r.col);
+        tile.value.push_back(r.value);
       }
+      std::vector<LocalRating>().swap(ratings);
     }
   }
-  if (at != share_.size())
-    throw Error(ExitCode::kInternal,
-                "BpmfModel: the share holds ratings of another rank's row blocks");
-  std::vector<TileEntry>().swap(share_);  // the tiles hold them now
   col_degree_.resize(static_cast<std::size_t>(B()));
   for (int j = 0; j < B(); ++j) {
     const auto& members = grid_->cols().Members(j);
@@ -214,7 +210,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
 
 // ---- BpmfModel: the TileModel interface over Impl.
 
-BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share)
+BpmfModel::BpmfModel(const MfConfig& config, const MfProblem& problem, TileShare share)
     : problem_(problem), impl_(std::make_unique<Impl>(config, problem, std::move(share))) {}
 BpmfModel::~BpmfModel() = default;
 

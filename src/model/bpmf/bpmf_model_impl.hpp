@@ -42,7 +42,7 @@ struct BpmfModel::Impl {
     const Eigen::VectorXf* information_h = nullptr;
   };
 
-  Impl(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share);
+  Impl(const MfConfig& config, const MfProblem& problem, TileShare share);
 
   int B() const { return grid_->blocks(); }
   bool IsMine(int row_block) const { return layout_->RankOfRowBlock(row_block) == comm_->rank(); }
@@ -92,7 +92,7 @@ struct BpmfModel::Impl {
 
   MfConfig config_;
   const MfProblem& problem_;
-  std::vector<TileEntry> share_;  // this rank's training ratings until the tiles hold them
+  TileShare share_;  // this rank's training ratings until the tiles hold them
   Communicator* comm_ = nullptr;
   const TileGrid* grid_ = nullptr;
   const RankLayout* layout_ = nullptr;

@@ -50,7 +50,7 @@ class BpmfModel : public TileModel {
  public:
   // `share`: this rank's training ratings in tile order (mf_loader.hpp; WholeMfProblem for a
   // single process), consumed when the run attaches.
-  BpmfModel(const MfConfig& config, const MfProblem& problem, std::vector<TileEntry> share);
+  BpmfModel(const MfConfig& config, const MfProblem& problem, TileShare share);
   ~BpmfModel() override;
 
   std::uint32_t grid_rows() const override { return problem_.rows; }
