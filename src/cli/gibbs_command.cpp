@@ -37,9 +37,9 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
   // or column do not depend on the order of the file's lines.
   const TileGrid grid(data.problem.rows, data.problem.cols, config.tiles, config.seed);
   RatingMatrix train{data.problem.rows, data.problem.cols, {}};
-  for (std::size_t t = 0; t < data.share.tiles.size(); ++t)
-    for (const LocalRating& r : data.share.tiles[t])
-      train.entries.push_back(data.share.Global(grid, t, r));
+  for (std::size_t part = 0; part < data.share.parts.size(); ++part)
+    for (const LocalRating& r : data.share.parts[part])
+      train.entries.push_back(data.share.Global(grid, part, r));
   std::sort(train.entries.begin(), train.entries.end(), [](const Rating& a, const Rating& b) {
     return a.row != b.row ? a.row < b.row : a.col < b.col;
   });

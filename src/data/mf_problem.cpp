@@ -32,9 +32,9 @@ TrainingCounts CountTraining(const TileShare& share, const TileGrid& grid) {
   counts.col_degree.assign(grid.cols().size(), 0);
   counts.stratum_sizes.assign(static_cast<std::size_t>(b), 0);
   std::vector<std::uint32_t> row_degree(grid.rows().size(), 0);
-  for (std::size_t t = 0; t < share.tiles.size(); ++t)
-    for (const LocalRating& local : share.tiles[t]) {
-      const Rating r = share.Global(grid, t, local);
+  for (std::size_t part = 0; part < share.parts.size(); ++part)
+    for (const LocalRating& local : share.parts[part]) {
+      const Rating r = share.Global(grid, part, local);
       counts.max_row_degree = std::max<std::uint64_t>(counts.max_row_degree, ++row_degree[r.row]);
       counts.col_degree[r.col]++;
       const int i = grid.rows().BlockOf(r.row), j = grid.cols().BlockOf(r.col);
@@ -87,14 +87,38 @@ TrainingCounts CountsFromBytes(const std::string& bytes) {
   return counts;
 }
 
+void SortParts(TileShare& share) {
+  std::vector<LocalRating> sorted;
+  std::vector<std::uint64_t> start;
+  for (std::vector<LocalRating>& part : share.parts) {
+    if (part.size() < 2 || std::is_sorted(part.begin(), part.end(), LocalOrder)) continue;
+    std::uint32_t lo = part.front().row, hi = lo;
+    for (const LocalRating& r : part) {
+      lo = std::min(lo, r.row);
+      hi = std::max(hi, r.row);
+    }
+    start.assign(static_cast<std::size_t>(hi - lo) + 2, 0);
+    for (const LocalRating& r : part) start[r.row - lo + 1]++;
+    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    sorted.resize(part.size());
+    std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
+    for (const LocalRating& r : part) sorted[next[r.row - lo]++] = r;
+    for (std::size_t i = 0; i + 1 < start.size(); ++i)
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(start[i]),
+                sorted.begin() + static_cast<std::ptrdiff_t>(start[i + 1]), LocalOrder);
+    part.swap(sorted);
+  }
+}
+
 std::uint64_t TileShare::size() const {
   std::uint64_t n = 0;
-  for (const auto& tile : tiles) n += tile.size();
+  for (const auto& part : parts) n += part.size();
   return n;
 }
 
-Rating TileShare::Global(const TileGrid& grid, std::size_t tile, const LocalRating& r) const {
+Rating TileShare::Global(const TileGrid& grid, std::size_t part, const LocalRating& r) const {
   const auto b = static_cast<std::size_t>(grid.blocks());
+  const std::size_t tile = part / kPartsPerTile;
   const int row_block = first_row_block + static_cast<int>(tile / b);
   const int col_block = static_cast<int>(tile % b);
   return {grid.rows().Members(row_block)[r.row], grid.cols().Members(col_block)[r.col], r.value};
@@ -104,6 +128,13 @@ std::size_t TileShare::TileOf(const TileGrid& grid, std::uint32_t row, std::uint
   return static_cast<std::size_t>(grid.rows().BlockOf(row) - first_row_block) *
              static_cast<std::size_t>(grid.blocks()) +
          static_cast<std::size_t>(grid.cols().BlockOf(col));
+}
+
+std::size_t TileShare::PartOf(const TileGrid& grid, std::uint32_t row, std::uint32_t col) const {
+  const auto rows =
+      static_cast<std::uint64_t>(grid.rows().Members(grid.rows().BlockOf(row)).size());
+  return TileOf(grid, row, col) * kPartsPerTile +
+         static_cast<std::size_t>(grid.rows().LocalIndex(row) * kPartsPerTile / rows);
 }
 
 LocalRating TileShare::Local(const TileGrid& grid, const Rating& r) const {
@@ -140,10 +171,12 @@ MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test
   for (const Rating& r : train.entries)
     squared_deviations = AddSquaredDeviation(squared_deviations, r.value, mu);
   share->first_row_block = 0;  // one process runs every row block
-  share->tiles.assign(static_cast<std::size_t>(tiles) * static_cast<std::size_t>(tiles), {});
+  share->parts.assign(
+      static_cast<std::size_t>(tiles) * static_cast<std::size_t>(tiles) * TileShare::kPartsPerTile,
+      {});
   for (const Rating& r : train.entries)
-    share->tiles[share->TileOf(grid, r.row, r.col)].push_back(share->Local(grid, r));
-  for (auto& tile : share->tiles) std::sort(tile.begin(), tile.end(), LocalOrder);
+    share->parts[share->PartOf(grid, r.row, r.col)].push_back(share->Local(grid, r));
+  SortParts(*share);
   SetTrainingSummary(problem, CountTraining(*share, grid), tiles, sum, squared_deviations);
   return problem;
 }

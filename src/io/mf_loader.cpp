@@ -85,10 +85,10 @@ class ParsedRatings {
   std::uint64_t size_ = 0;
 };
 
-// A training rating on its way to the rank of its row block: its tile among that rank's
-// (row block - the rank's first, times B, plus column block) and its place in the tile.
+// A training rating on its way to the rank of its row block: its part of that rank's share
+// (TileShare) and its place in the tile.
 struct TileEntry {
-  std::uint32_t tile;
+  std::uint32_t part;  // of the receiving rank's share
   LocalRating rating;
 };
 
@@ -189,7 +189,7 @@ IdMap MergedIdMap(Communicator& comm, IdSet& mine) {
 
 // Sends every training rating to the rank of its row block, into that rank's share, one
 // piece per round (every rank runs as many rounds as the rank with the most pieces),
-// freeing each piece once sent. The tiles' sizes are counted first, so each tile of the
+// freeing each piece once sent. The parts' sizes are counted first, so each part of the
 // share is allocated once at its size.
 TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace& place,
                    const LoadedMf& out, const TileGrid& grid, const RankLayout& ranks) {
@@ -200,25 +200,31 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
     *col = *out.items.Find(item);
     return ranks.RankOfRowBlock(grid.rows().BlockOf(*row));
   };
-  std::vector<std::uint64_t> tile_sizes(b * b, 0);  // every tile of the grid
+  // Each rank counts the ratings it sends into each part of each rank's share.
+  TileShare share;
+  share.first_row_block = ranks.FirstRowBlock(comm.rank());
+  const std::size_t parts =
+      static_cast<std::size_t>(ranks.blocks_per_rank()) * b * TileShare::kPartsPerTile;
+  std::vector<std::vector<std::uint64_t>> counts(static_cast<std::size_t>(comm.size()),
+                                                 std::vector<std::uint64_t>(parts, 0));
+  TileShare at;  // the share of the rank a rating goes to, for its part index
   ratings.ForEach([&](std::int64_t user, std::int64_t item, float& value) {
     if (std::isnan(value)) return;
     std::uint32_t row = 0, col = 0;
-    destination(user, item, &row, &col);
-    tile_sizes[static_cast<std::size_t>(grid.rows().BlockOf(row)) * b +
-               static_cast<std::size_t>(grid.cols().BlockOf(col))]++;
+    const int dest = destination(user, item, &row, &col);
+    at.first_row_block = ranks.FirstRowBlock(dest);
+    counts[static_cast<std::size_t>(dest)][at.PartOf(grid, row, col)]++;
   });
-  TileShare share;
-  share.first_row_block = ranks.FirstRowBlock(comm.rank());
-  share.tiles.resize(static_cast<std::size_t>(ranks.blocks_per_rank()) * b);
-  std::vector<std::uint64_t> mine(share.tiles.size(), 0);
-  for (const std::string& part : comm.AllGather(PodBytes(tile_sizes))) {
+  std::vector<std::string> count_bytes;
+  for (const auto& c : counts) count_bytes.push_back(PodBytes(c));
+  std::vector<std::uint64_t> mine(parts, 0);
+  for (const std::string& part : AllToAll(comm, std::move(count_bytes))) {
     std::vector<std::uint64_t> theirs;
     AppendPods(part, theirs);
-    for (std::size_t t = 0; t < mine.size(); ++t)
-      mine[t] += theirs[static_cast<std::size_t>(share.first_row_block) * b + t];
+    for (std::size_t t = 0; t < parts; ++t) mine[t] += theirs[t];
   }
-  for (std::size_t t = 0; t < mine.size(); ++t) share.tiles[t].reserve(mine[t]);
+  share.parts.resize(parts);
+  for (std::size_t t = 0; t < parts; ++t) share.parts[t].reserve(mine[t]);
 
   for (std::size_t round = 0; round < place.max_pieces; ++round) {
     std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(comm.size()));
@@ -227,11 +233,9 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
         if (std::isnan(value)) return;
         std::uint32_t row = 0, col = 0;
         const int dest = destination(user, item, &row, &col);
-        const std::size_t tile =
-            static_cast<std::size_t>(grid.rows().BlockOf(row) - ranks.FirstRowBlock(dest)) * b +
-            static_cast<std::size_t>(grid.cols().BlockOf(col));
+        at.first_row_block = ranks.FirstRowBlock(dest);
         sends[static_cast<std::size_t>(dest)].push_back(
-            {static_cast<std::uint32_t>(tile),
+            {static_cast<std::uint32_t>(at.PartOf(grid, row, col)),
              {grid.rows().LocalIndex(row), grid.cols().LocalIndex(col), value}});
       });
       ratings.Free(round);
@@ -245,7 +249,7 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
     for (const std::string& part : AllToAll(comm, std::move(bytes))) {
       received.clear();
       AppendPods(part, received);
-      for (const TileEntry& e : received) share.tiles[e.tile].push_back(e.rating);
+      for (const TileEntry& e : received) share.parts[e.part].push_back(e.rating);
     }
   }
   return share;
@@ -271,16 +275,16 @@ std::vector<Pair> FindDuplicatePairs(const TileShare& share, const std::vector<R
     const Rating g = share.Global(grid, tile, r);
     pairs.push_back({out.users.External(g.row), out.items.External(g.col)});
   };
-  for (std::size_t t = 0; t < share.tiles.size(); ++t) {
-    const auto& tile = share.tiles[t];
-    for (std::size_t i = 1; i < tile.size() && pairs.size() < kLimit; ++i)
-      if (!LocalOrder(tile[i - 1], tile[i])) add(t, tile[i]);
+  for (std::size_t t = 0; t < share.parts.size(); ++t) {
+    const auto& part = share.parts[t];
+    for (std::size_t i = 1; i < part.size() && pairs.size() < kLimit; ++i)
+      if (!LocalOrder(part[i - 1], part[i])) add(t, part[i]);
   }
   for (const RawRating& r : test) {
     if (pairs.size() >= kLimit) break;
     const auto row = out.users.Find(r.user), col = out.items.Find(r.item);
     if (!row || !col || ranks.RankOfRowBlock(grid.rows().BlockOf(*row)) != rank) continue;
-    const auto& tile = share.tiles[share.TileOf(grid, *row, *col)];
+    const auto& tile = share.parts[share.PartOf(grid, *row, *col)];
     if (std::binary_search(tile.begin(), tile.end(), share.Local(grid, {*row, *col, 0.0f}),
                            LocalOrder))
       pairs.push_back({r.user, r.item});
@@ -430,7 +434,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   const TileGrid grid(out.problem.rows, out.problem.cols, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
   out.share = ShareOut(comm, parsed.ratings, place, out, grid, ranks);
-  for (auto& tile : out.share.tiles) std::sort(tile.begin(), tile.end(), LocalOrder);
+  SortParts(out.share);
   ThrowEarliestDuplicate(comm, layout, range, place,
                          FindDuplicatePairs(out.share, test, out, grid, comm.rank(), ranks,
                                             split && comm.rank() == 0));

@@ -29,7 +29,9 @@ TEST(MfProblem, RatingsRoundTripThroughTheirTiles) {
     share.first_row_block = layout.FirstRowBlock(layout.RankOfRowBlock(grid.rows().BlockOf(r.row)));
     const std::size_t tile = share.TileOf(grid, r.row, r.col);
     EXPECT_LT(tile, 2u * 4u);  // two row blocks per rank, four column blocks
-    const Rating back = share.Global(grid, tile, share.Local(grid, r));
+    const std::size_t part = share.PartOf(grid, r.row, r.col);
+    EXPECT_EQ(part / TileShare::kPartsPerTile, tile);
+    const Rating back = share.Global(grid, part, share.Local(grid, r));
     EXPECT_EQ(back.row, r.row);
     EXPECT_EQ(back.col, r.col);
     EXPECT_EQ(back.value, r.value);
@@ -37,11 +39,16 @@ TEST(MfProblem, RatingsRoundTripThroughTheirTiles) {
   TileShare share;
   WholeMfProblem(m, {}, 4, 11, &share);
   EXPECT_EQ(share.size(), m.entries.size());
-  ASSERT_EQ(share.tiles.size(), 16u);
-  for (std::size_t t = 0; t < share.tiles.size(); ++t) {
-    EXPECT_TRUE(std::is_sorted(share.tiles[t].begin(), share.tiles[t].end(), LocalOrder));
-    for (const LocalRating& r : share.tiles[t])
-      EXPECT_EQ(share.TileOf(grid, share.Global(grid, t, r).row, share.Global(grid, t, r).col), t);
+  ASSERT_EQ(share.parts.size(), 16u * TileShare::kPartsPerTile);
+  for (std::size_t p = 0; p < share.parts.size(); ++p) {
+    EXPECT_TRUE(std::is_sorted(share.parts[p].begin(), share.parts[p].end(), LocalOrder));
+    for (const LocalRating& r : share.parts[p])
+      EXPECT_EQ(share.PartOf(grid, share.Global(grid, p, r).row, share.Global(grid, p, r).col), p);
+    // The parts of a tile follow each other in local row order.
+    if (p % TileShare::kPartsPerTile > 0 && !share.parts[p].empty() &&
+        !share.parts[p - 1].empty()) {
+      EXPECT_LT(share.parts[p - 1].back().row, share.parts[p].front().row);
+    }
   }
 }
 
@@ -61,10 +68,10 @@ TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   for (int rank = 0; rank < 2; ++rank) {
     TileShare share;
     share.first_row_block = layout.FirstRowBlock(rank);
-    share.tiles.resize(2 * 4);
+    share.parts.resize(2 * 4 * TileShare::kPartsPerTile);
     for (const Rating& r : m.entries)
       if (layout.RankOfRowBlock(grid.rows().BlockOf(r.row)) == rank)
-        share.tiles[share.TileOf(grid, r.row, r.col)].push_back(share.Local(grid, r));
+        share.parts[share.PartOf(grid, r.row, r.col)].push_back(share.Local(grid, r));
     MergeCounts(merged, CountsFromBytes(CountsToBytes(CountTraining(share, grid))));
   }
   MfProblem parts;

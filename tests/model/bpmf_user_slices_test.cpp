@@ -41,10 +41,12 @@ TEST(BpmfUserSlices, AnySliceSizeGivesTheSameRowsInOrder) {
     all.mean.resize(problem.rows, c.shape.width());
     all.var.resize(problem.rows, c.shape.width());
     all.last.resize(problem.rows, c.shape.width());
-    std::uint32_t next = 0;
+    std::uint32_t next = 0, slices = 0;
     model.ForEachUserSlice(
         [&](const UserSlice& s) {
           EXPECT_EQ(s.first, next);
+          EXPECT_LE(s.mean.rows(), rows > 0 ? rows : problem.rows);
+          ++slices;
           const auto m = s.mean.rows();
           all.mean.middleRows(s.first, m) = s.mean;
           all.var.middleRows(s.first, m) = s.var;
@@ -53,6 +55,7 @@ TEST(BpmfUserSlices, AnySliceSizeGivesTheSameRowsInOrder) {
         },
         rows);
     EXPECT_EQ(next, problem.rows);
+    EXPECT_EQ(slices, rows > 0 ? (problem.rows + rows - 1) / rows : 1u);
     return all;
   };
   const UserSlice whole = collect(0), sevens = collect(7), ones = collect(1);

@@ -47,20 +47,32 @@ inline bool LocalOrder(const LocalRating& a, const LocalRating& b) {
   return a.row != b.row ? a.row < b.row : a.col < b.col;
 }
 
-// A rank's share of the training ratings, by tile: tiles[k * B + j] holds the ratings of
-// its k-th row block (first_row_block + k) and column block j, in LocalOrder, the order
-// the model's tiles are built in.
+// A rank's share of the training ratings, by tile, each tile cut into kPartsPerTile parts
+// by local row: parts[t * kPartsPerTile + p] holds the ratings of tile t (its k-th row
+// block, first_row_block + k, and column block j: t = k * B + j) whose local row is in
+// [p R / kPartsPerTile, (p + 1) R / kPartsPerTile), R the rows of the block, in LocalOrder.
+// The parts of a tile, in order, are the tile in the order the model builds it in; they
+// are freed one at a time as the model fills its tiles, so the share and the tiles never
+// both exist whole, even with one tile.
 struct TileShare {
+  static constexpr std::size_t kPartsPerTile = 16;
   int first_row_block = 0;
-  std::vector<std::vector<LocalRating>> tiles;
+  std::vector<std::vector<LocalRating>> parts;
 
   std::uint64_t size() const;
-  // The rating with global row and column ids.
-  Rating Global(const TileGrid& grid, std::size_t tile, const LocalRating& r) const;
-  // The tile of a global rating, and the rating in it; the row must be one of the share's.
+  // The rating of part `part` with global row and column ids.
+  Rating Global(const TileGrid& grid, std::size_t part, const LocalRating& r) const;
+  // The tile and the part of a global rating, and the rating in it; the row must be one
+  // of the share's.
   std::size_t TileOf(const TileGrid& grid, std::uint32_t row, std::uint32_t col) const;
+  std::size_t PartOf(const TileGrid& grid, std::uint32_t row, std::uint32_t col) const;
   LocalRating Local(const TileGrid& grid, const Rating& r) const;
 };
+
+// Puts every part of the share in LocalOrder: a counting sort by row (a part holds a range
+// of rows), then each row's few ratings by column; much faster than a comparison sort of
+// the whole part, for one more part's worth of memory.
+void SortParts(TileShare& share);
 
 TrainingCounts CountTraining(const TileShare& share, const TileGrid& grid);
 void MergeCounts(TrainingCounts& total, const TrainingCounts& part);

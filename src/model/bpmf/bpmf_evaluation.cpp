@@ -183,10 +183,13 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
       held.push_back({members[r], static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(r)});
   }
   std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.row < b.row; });
-  // About 16 MiB of sums per slice on rank 0.
-  const std::uint32_t slice = std::max<std::uint32_t>(
-      1,
-      static_cast<std::uint32_t>((std::size_t{16} << 20) / (16 * static_cast<std::size_t>(width))));
+  // By default about 16 MiB of sums per slice on rank 0.
+  const std::uint32_t slice =
+      rows_per_slice > 0
+          ? rows_per_slice
+          : std::max<std::uint32_t>(
+                1, static_cast<std::uint32_t>((std::size_t{16} << 20) /
+                                              (16 * static_cast<std::size_t>(width))));
   std::optional<Error> failure;
   std::size_t next = 0;
   for (std::uint32_t first = 0; first < problem_.rows; first += slice) {

@@ -54,12 +54,13 @@ std::vector<std::uint64_t> BpmfModel::Impl::StratumSizes() const {
   return problem_.stratum_sizes;
 }
 
-// Each tile is filled from its ratings in LocalOrder (the loader delivers them so), which
-// are then freed: the share and the tiles are never both whole.
+// Each tile is filled from its parts in LocalOrder (the loader delivers them so), each
+// part freed once copied: the share and the tiles are never both whole.
 void BpmfModel::Impl::BuildRowBlocks() {
   const int first = layout_->FirstRowBlock(comm_->rank());
   rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
-  if (share_.first_row_block != first || share_.tiles.size() != rows_.size() * B())
+  constexpr std::size_t kParts = TileShare::kPartsPerTile;
+  if (share_.first_row_block != first || share_.parts.size() != rows_.size() * B() * kParts)
     throw Error(ExitCode::kInternal, "BpmfModel: the share is another rank's");
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     BpmfRowBlock& rb = rows_[k];
@@ -68,27 +69,34 @@ void BpmfModel::Impl::BuildRowBlocks() {
     rb.tiles.resize(static_cast<std::size_t>(B()));
     rb.degree = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(n));
     for (int j = 0; j < B(); ++j) {
-      std::vector<LocalRating>& ratings = share_.tiles[k * B() + j];
-      if (!std::is_sorted(ratings.begin(), ratings.end(), LocalOrder))
-        std::sort(ratings.begin(), ratings.end(), LocalOrder);
       TileRatings& tile = rb.tiles[j];
       tile.row_start.assign(n + 1, 0);
-      for (std::size_t e = 0; e < ratings.size(); ++e) {
-        if (e > 0 && !LocalOrder(ratings[e - 1], ratings[e]))
-          throw Error(ExitCode::kInternal, "BpmfModel: a (user, item) pair rated twice");
-        tile.row_start[ratings[e].row + 1]++;
+      std::vector<LocalRating>* parts = &share_.parts[(k * B() + j) * kParts];
+      std::size_t size = 0;
+      for (std::size_t p = 0; p < kParts; ++p) {
+        std::vector<LocalRating>& ratings = parts[p];
+        if (!std::is_sorted(ratings.begin(), ratings.end(), LocalOrder))
+          std::sort(ratings.begin(), ratings.end(), LocalOrder);
+        for (std::size_t e = 0; e < ratings.size(); ++e) {
+          if (e > 0 && !LocalOrder(ratings[e - 1], ratings[e]))
+            throw Error(ExitCode::kInternal, "BpmfModel: a (user, item) pair rated twice");
+          tile.row_start[ratings[e].row + 1]++;
+        }
+        size += ratings.size();
       }
       for (std::size_t r = 0; r < n; ++r) {
         rb.degree[static_cast<Eigen::Index>(r)] += static_cast<float>(tile.row_start[r + 1]);
         tile.row_start[r + 1] += tile.row_start[r];
       }
-      tile.col.reserve(ratings.size());
-      tile.value.reserve(ratings.size());
-      for (const LocalRating& r : ratings) {
-        tile.col.push_back(r.col);
-        tile.value.push_back(r.value);
+      tile.col.reserve(size);
+      tile.value.reserve(size);
+      for (std::size_t p = 0; p < kParts; ++p) {
+        for (const LocalRating& r : parts[p]) {
+          tile.col.push_back(r.col);
+          tile.value.push_back(r.value);
+        }
+        std::vector<LocalRating>().swap(parts[p]);
       }
-      std::vector<LocalRating>().swap(ratings);
     }
   }
   col_degree_.resize(static_cast<std::size_t>(B()));
