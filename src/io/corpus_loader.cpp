@@ -17,9 +17,14 @@
 namespace carousel::io {
 namespace {
 
-// Parsed entries are stored, and sent, in pieces of this many; a piece is freed once sent.
+// An entry as stored and sent: its document (global), word and count; lines are not kept
+// (a problem found after parsing is located by parsing the range again, on that error
+// only). Entries are stored, and sent, in pieces of this many; a piece is freed once sent.
+struct Entry {
+  std::uint32_t doc, word, count;
+};
 constexpr std::size_t kPiece = std::size_t{1} << 20;
-using Pieces = std::vector<std::vector<CorpusEntry>>;
+using Pieces = std::vector<std::vector<Entry>>;
 
 template <typename T>
 T Sum(Communicator& comm, T mine) {
@@ -71,9 +76,9 @@ ParsedRange ParseMyRange(const CorpusLayout& layout, const ByteRange& range,
         layout, range, place.first_line, input.vocab, vocab,
         [&](const CorpusEntry& e) {
           if (out.pieces.back().size() == kPiece) out.pieces.emplace_back().reserve(kPiece);
-          CorpusEntry global = e;
-          if (!layout.uci) global.doc = static_cast<std::uint32_t>(place.first_document + e.doc);
-          out.pieces.back().push_back(global);
+          const auto doc =
+              layout.uci ? e.doc : static_cast<std::uint32_t>(place.first_document + e.doc);
+          out.pieces.back().push_back({doc, e.word, e.count});
           ++out.entries;
         },
         &out.max_id_plus_one);
@@ -85,79 +90,188 @@ ParsedRange ParseMyRange(const CorpusLayout& layout, const ByteRange& range,
 
 // Throws the first problem of this rank's range in file order: a bad line, or the entry
 // past the count NNZ of the UCI header if that comes first.
-void ThrowFirstProblem(const CorpusLayout& layout, const ParsedRange& parsed,
-                       std::uint64_t entries_before) {
+void ThrowFirstProblem(const CorpusLayout& layout, const ByteRange& range, const RangePlace& place,
+                       const ParsedRange& parsed, std::uint64_t entries_before) {
   if (layout.uci) {
     const std::uint64_t nnz = layout.uci->entries;
     if (nnz >= entries_before && nnz < entries_before + parsed.entries) {
-      const std::uint64_t k = nnz - entries_before;
-      Fail(Location{layout.path, parsed.pieces[k / kPiece][k % kPiece].line},
-           TooManyUciEntriesProblem(*layout.uci));
+      std::uint64_t seen = 0, line = 0, unused = 0;
+      ParseCorpusRange(
+          layout, range, place.first_line, "", 0,
+          [&](const CorpusEntry& e) {
+            if (entries_before + seen++ == nnz) line = e.line;
+          },
+          &unused);
+      Fail(Location{layout.path, line}, TooManyUciEntriesProblem(*layout.uci));
     }
   }
   if (parsed.problem) throw *parsed.problem;
 }
 
-// Sends every entry to the rank of its document's row block, a piece per round.
-std::vector<CorpusEntry> ShareOut(Communicator& comm, Pieces& pieces, std::size_t rounds,
-                                  const TileGrid& grid, const RankLayout& ranks) {
-  std::vector<CorpusEntry> received;
+// The documents of a rank's row blocks, in block order: a document's index among them.
+class RankDocuments {
+ public:
+  RankDocuments(const TileGrid& grid, const RankLayout& ranks, int rank) : grid_(grid) {
+    first_ = ranks.FirstRowBlock(rank);
+    offset_.push_back(0);
+    for (int b = first_; b < ranks.FirstRowBlock(rank + 1); ++b)
+      offset_.push_back(offset_.back() + grid.rows().Members(b).size());
+  }
+  std::size_t size() const { return offset_.back(); }
+  std::size_t IndexOf(std::uint32_t doc) const {
+    return offset_[static_cast<std::size_t>(grid_.rows().BlockOf(doc) - first_)] +
+           grid_.rows().LocalIndex(doc);
+  }
+  std::uint32_t DocumentAt(std::size_t index) const {
+    const auto it = std::upper_bound(offset_.begin(), offset_.end(), index) - 1;
+    const int block = first_ + static_cast<int>(it - offset_.begin());
+    return grid_.rows().Members(block)[index - *it];
+  }
+
+ private:
+  const TileGrid& grid_;
+  int first_ = 0;
+  std::vector<std::size_t> offset_;
+};
+
+// Sends every entry to the rank of its document's row block, a piece per round, straight
+// into that rank's CSR: the entries of each (document, sending rank) are counted first, so
+// the CSR is allocated once at its size and each entry goes to its place. A document's
+// entries then keep their order in the file: by sending rank (the ranges in file order),
+// and within one rank's in the order its pieces are sent.
+void ShareOut(Communicator& comm, Pieces& pieces, std::size_t rounds, const TileGrid& grid,
+              const RankLayout& ranks, Corpus& corpus) {
+  const int size = comm.size(), me = comm.rank();
+  std::vector<RankDocuments> documents;
+  for (int r = 0; r < size; ++r) documents.emplace_back(grid, ranks, r);
+  auto owner = [&](std::uint32_t doc) { return ranks.RankOfRowBlock(grid.rows().BlockOf(doc)); };
+
+  std::vector<std::vector<std::uint32_t>> counts(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) counts[static_cast<std::size_t>(r)].assign(documents[r].size(), 0);
+  for (const auto& piece : pieces)
+    for (const Entry& e : piece) {
+      const int r = owner(e.doc);
+      counts[static_cast<std::size_t>(r)][documents[r].IndexOf(e.doc)]++;
+    }
+  std::vector<std::string> count_bytes;
+  for (auto& c : counts) {
+    count_bytes.push_back(PodBytes(c));
+    std::vector<std::uint32_t>().swap(c);
+  }
+  std::vector<std::vector<std::uint32_t>> from(static_cast<std::size_t>(size));  // [source][doc]
+  const std::vector<std::string> received_counts = AllToAll(comm, std::move(count_bytes));
+  for (int s = 0; s < size; ++s) AppendPods(received_counts[s], from[static_cast<std::size_t>(s)]);
+
+  const RankDocuments& mine = documents[static_cast<std::size_t>(me)];
+  corpus.doc_start.assign(static_cast<std::size_t>(corpus.documents) + 1, 0);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    std::uint64_t n = 0;
+    for (int s = 0; s < size; ++s) n += from[static_cast<std::size_t>(s)][i];
+    corpus.doc_start[mine.DocumentAt(i) + 1] = n;
+  }
+  for (std::size_t d = 0; d < corpus.documents; ++d) corpus.doc_start[d + 1] += corpus.doc_start[d];
+  corpus.word.resize(corpus.doc_start.back());
+  corpus.count.resize(corpus.doc_start.back());
+  // cursor[s][i]: where the next entry of my document i from rank s goes.
+  std::vector<std::vector<std::uint64_t>> cursor(static_cast<std::size_t>(size),
+                                                 std::vector<std::uint64_t>(mine.size()));
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    std::uint64_t at = corpus.doc_start[mine.DocumentAt(i)];
+    for (int s = 0; s < size; ++s) {
+      cursor[static_cast<std::size_t>(s)][i] = at;
+      at += from[static_cast<std::size_t>(s)][i];
+    }
+  }
+  from.clear();
+
+  std::vector<Entry> received;
   for (std::size_t round = 0; round < rounds; ++round) {
-    std::vector<std::vector<CorpusEntry>> sends(static_cast<std::size_t>(comm.size()));
+    std::vector<std::vector<Entry>> sends(static_cast<std::size_t>(size));
     if (round < pieces.size()) {
-      for (const CorpusEntry& e : pieces[round])
-        sends[static_cast<std::size_t>(ranks.RankOfRowBlock(grid.rows().BlockOf(e.doc)))].push_back(
-            e);
-      std::vector<CorpusEntry>().swap(pieces[round]);
+      for (const Entry& e : pieces[round])
+        sends[static_cast<std::size_t>(owner(e.doc))].push_back(e);
+      std::vector<Entry>().swap(pieces[round]);
     }
     std::vector<std::string> bytes;
     for (auto& s : sends) {
       bytes.push_back(PodBytes(s));
-      std::vector<CorpusEntry>().swap(s);
+      std::vector<Entry>().swap(s);
     }
-    // From the ranges in rank order, each in file order: a document's entries stay in
-    // file order through the stable sort by document below.
-    for (const std::string& part : AllToAll(comm, std::move(bytes))) AppendPods(part, received);
+    const std::vector<std::string> parts = AllToAll(comm, std::move(bytes));
+    for (int s = 0; s < size; ++s) {
+      received.clear();
+      AppendPods(parts[static_cast<std::size_t>(s)], received);
+      for (const Entry& e : received) {
+        const std::uint64_t at = cursor[static_cast<std::size_t>(s)][mine.IndexOf(e.doc)]++;
+        corpus.word[at] = e.word;
+        corpus.count[at] = e.count;
+      }
+    }
   }
-  return received;
 }
 
-// A word listed twice for one UCI document, reported at the second line it occurs on.
-struct Duplicate {
-  std::uint64_t first = 0, second = std::numeric_limits<std::uint64_t>::max();
-  std::uint32_t doc = 0, word = 0;
+// A word listed twice for one UCI document: the (document, word) pairs this rank finds
+// (at most 1024: one is enough to fail), and then, found among all by parsing the ranges
+// again for their lines, the one whose second line comes first, reported there.
+struct DocWord {
+  std::uint32_t doc, word;
+  bool operator<(const DocWord& o) const { return doc != o.doc ? doc < o.doc : word < o.word; }
+  bool operator==(const DocWord& o) const { return doc == o.doc && word == o.word; }
 };
 
-Duplicate FindDuplicate(const std::vector<CorpusEntry>& entries) {
-  Duplicate best;
-  std::vector<CorpusEntry> doc;
-  for (std::size_t i = 0; i < entries.size();) {
-    std::size_t j = i;
-    while (j < entries.size() && entries[j].doc == entries[i].doc) ++j;
-    doc.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
-               entries.begin() + static_cast<std::ptrdiff_t>(j));
-    std::sort(doc.begin(), doc.end(), [](const CorpusEntry& a, const CorpusEntry& b) {
-      return a.word != b.word ? a.word < b.word : a.line < b.line;
-    });
-    for (std::size_t k = 1; k < doc.size(); ++k)
-      if (doc[k].word == doc[k - 1].word && (k < 2 || doc[k - 2].word != doc[k].word) &&
-          doc[k].line < best.second)
-        best = {doc[k - 1].line, doc[k].line, doc[k].doc, doc[k].word};
-    i = j;
+std::vector<DocWord> FindDuplicatePairs(const Corpus& corpus) {
+  constexpr std::size_t kLimit = 1024;
+  std::vector<DocWord> pairs;
+  std::vector<std::uint32_t> words;
+  for (std::uint32_t d = 0; d < corpus.documents && pairs.size() < kLimit; ++d) {
+    words.assign(corpus.word.begin() + static_cast<std::ptrdiff_t>(corpus.doc_start[d]),
+                 corpus.word.begin() + static_cast<std::ptrdiff_t>(corpus.doc_start[d + 1]));
+    std::sort(words.begin(), words.end());
+    for (std::size_t k = 1; k < words.size(); ++k)
+      if (words[k] == words[k - 1]) pairs.push_back({d, words[k]});
   }
-  return best;
+  return pairs;
 }
 
-void ThrowEarliestDuplicate(Communicator& comm, const std::string& path, const Duplicate& mine) {
-  Duplicate best;
-  for (const std::string& part : comm.AllGather(PodBytes(std::vector<Duplicate>{mine}))) {
-    Duplicate d;
-    std::memcpy(&d, part.data(), sizeof d);
-    if (d.second < best.second) best = d;
-  }
+void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, const ByteRange& range,
+                            const RangePlace& place, const std::vector<DocWord>& mine) {
+  std::vector<DocWord> pairs;
+  for (const std::string& part : comm.AllGather(PodBytes(mine))) AppendPods(part, pairs);
+  if (pairs.empty()) return;
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  struct Hit {
+    DocWord pair;
+    std::uint64_t line;
+  };
+  std::vector<Hit> hits;
   RunCollectively(comm, [&] {
-    if (best.second != std::numeric_limits<std::uint64_t>::max())
-      Fail(Location{path, best.second}, DuplicateUciEntryProblem(best.doc, best.word, best.first));
+    std::uint64_t unused = 0;
+    ParseCorpusRange(
+        layout, range, place.first_line, "", 0,
+        [&](const CorpusEntry& e) {
+          if (std::binary_search(pairs.begin(), pairs.end(), DocWord{e.doc, e.word}))
+            hits.push_back({{e.doc, e.word}, e.line});
+        },
+        &unused);
+  });
+  std::vector<Hit> all;
+  for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
+  std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
+    return a.pair == b.pair ? a.line < b.line : a.pair < b.pair;
+  });
+  const Hit* first = nullptr;
+  const Hit* second = nullptr;
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i].pair == all[i - 1].pair && (i < 2 || !(all[i - 2].pair == all[i].pair)) &&
+        (!second || all[i].line < second->line)) {
+      first = &all[i - 1];
+      second = &all[i];
+    }
+  RunCollectively(comm, [&] {
+    if (second)
+      Fail(Location{layout.path, second->line},
+           DuplicateUciEntryProblem(second->pair.doc, second->pair.word, first->line));
   });
 }
 
@@ -200,7 +314,7 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
     max_id_plus_one = std::max(max_id_plus_one, s.max_id_plus_one);
     rounds = std::max(rounds, s.pieces);
   }
-  RunCollectively(comm, [&] { ThrowFirstProblem(layout, parsed, entries_before); });
+  RunCollectively(comm, [&] { ThrowFirstProblem(layout, range, place, parsed, entries_before); });
   RunCollectively(comm, [&] {
     if (layout.uci) CheckUciEntryCount(input.path, *layout.uci, entries);
     if (!layout.uci && place.documents > std::numeric_limits<std::uint32_t>::max())
@@ -217,21 +331,10 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
                  : (input.vocab.empty() ? max_id_plus_one : corpus.vocab.size()));
   const TileGrid grid(corpus.documents, corpus.vocabulary, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
-  std::vector<CorpusEntry> received = ShareOut(comm, parsed.pieces, rounds, grid, ranks);
-  std::stable_sort(received.begin(), received.end(),
-                   [](const CorpusEntry& a, const CorpusEntry& b) { return a.doc < b.doc; });
-  ThrowEarliestDuplicate(comm, input.path, layout.uci ? FindDuplicate(received) : Duplicate{});
-
-  corpus.doc_start.assign(static_cast<std::size_t>(corpus.documents) + 1, 0);
-  for (const CorpusEntry& e : received) corpus.doc_start[e.doc + 1]++;
-  for (std::size_t d = 0; d < corpus.documents; ++d) corpus.doc_start[d + 1] += corpus.doc_start[d];
-  corpus.word.reserve(received.size());
-  corpus.count.reserve(received.size());
-  for (const CorpusEntry& e : received) {
-    corpus.word.push_back(e.word);
-    corpus.count.push_back(e.count);
-  }
-  std::vector<CorpusEntry>().swap(received);
+  ShareOut(comm, parsed.pieces, rounds, grid, ranks, corpus);
+  // A UCI document's lines may lie anywhere (an LDA-C document is one line, checked as read).
+  ThrowEarliestDuplicate(comm, layout, range, place,
+                         layout.uci ? FindDuplicatePairs(corpus) : std::vector<DocWord>{});
   // Empty documents are counted by the rank of their row block.
   std::uint64_t empty = 0;
   for (int b = ranks.FirstRowBlock(comm.rank()); b < ranks.FirstRowBlock(comm.rank() + 1); ++b)

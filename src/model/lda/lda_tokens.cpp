@@ -65,6 +65,33 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
     t->tile_start.push_back(0);
   }
   block.train.topics = block.observed.topics = topics;
+  // Sized first, so the token arrays hold no spare capacity (they are most of LDA's memory).
+  std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
+  std::size_t train_docs = 0, held_out_docs = 0;
+  for (std::uint32_t d : grid.rows().Members(row_block)) {
+    if (roles[d] == DocumentRole::kEmpty) continue;
+    std::uint64_t position = 0;
+    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+      for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
+        if (roles[d] == DocumentRole::kTrain)
+          ++train_tokens;
+        else
+          ++(IsTestToken(position) ? test_tokens : observed_tokens);
+      }
+    ++(roles[d] == DocumentRole::kTrain ? train_docs : held_out_docs);
+  }
+  const auto blocks = static_cast<std::size_t>(grid.blocks());
+  block.train.tokens.word.reserve(train_tokens);
+  block.train.topic.reserve(train_tokens);
+  block.train.tokens.doc_id.reserve(train_docs);
+  block.train.tokens.tile_start.reserve(train_docs * blocks + 1);
+  block.observed.tokens.word.reserve(observed_tokens);
+  block.observed.topic.reserve(observed_tokens);
+  block.test.word.reserve(test_tokens);
+  for (TileTokens* t : {&block.observed.tokens, &block.test}) {
+    t->doc_id.reserve(held_out_docs);
+    t->tile_start.reserve(held_out_docs * blocks + 1);
+  }
 
   std::vector<ExpandedToken> observed, test;
   for (std::uint32_t d : grid.rows().Members(row_block)) {
