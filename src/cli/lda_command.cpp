@@ -177,8 +177,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   TileEngine* engine = chain.engine.get();
   // The model's tokens hold the documents now; only the sizes and the words stay.
   std::vector<std::uint64_t>().swap(loaded.share.doc_start);
-  std::vector<std::uint32_t>().swap(loaded.share.word);
-  std::vector<std::uint32_t>().swap(loaded.share.count);
+  EntryArray().swap(loaded.share.word);
+  EntryArray().swap(loaded.share.count);
 
   const LdaCounts counts = model.counts();
   const std::string comments =

@@ -281,8 +281,8 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
   // The entries in file order. NNZ is only a hint: a corrupt header must not reserve more
   // than the file can hold.
   std::vector<std::uint32_t> doc_of;
-  std::vector<std::uint32_t> word;
-  std::vector<std::uint32_t> count;
+  EntryArray word;
+  EntryArray count;
   const auto line_count = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
   const std::size_t capacity = static_cast<std::size_t>(std::min(header.entries, line_count + 1));
   doc_of.reserve(capacity);
@@ -348,8 +348,8 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
 
 // One document line: its pairs appended to `word` and `count`.
 void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Location& at,
-                   std::vector<std::uint32_t>* word, std::vector<std::uint32_t>* count,
-                   std::vector<std::uint32_t>* scratch, std::uint64_t* max_id_plus_one) {
+                   EntryArray* word, EntryArray* count, std::vector<std::uint32_t>* scratch,
+                   std::uint64_t* max_id_plus_one) {
   std::string_view rest = line;
   std::string_view field;
   NextField(&rest, &field);  // the line is not blank
@@ -521,7 +521,8 @@ void ParseCorpusRange(const CorpusLayout& layout, const ByteRange& range, std::s
   constexpr std::size_t kPieceBytes = std::size_t{16} << 20;
   std::size_t line_base = first_line - 1;  // lines before the current piece
   std::uint32_t document = 0;              // LDA-C: documents of the range so far
-  std::vector<std::uint32_t> words, counts, scratch;
+  EntryArray words, counts;
+  std::vector<std::uint32_t> scratch;
   ReadRangeInPieces(layout.path, range, kPieceBytes, [&](std::string_view piece) {
     Lines lines(piece);
     std::string_view line;

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Words = std::vector<std::uint32_t>;
+using Words = EntryArray;  // word ids or counts, as Corpus holds them
 
 // A fresh directory per test, so tests can run in parallel and leave nothing behind.
 std::string MakeTempDir() {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "carousel/util/default_init_allocator.hpp"
+
 namespace carousel {
 
 enum class CorpusFormat {
@@ -13,6 +15,10 @@ enum class CorpusFormat {
   kUci,   // D, W, NNZ header lines, then "doc word count" (1-based ids)
   kLdaC,  // "N id:count ..." per document (0-based ids)
 };
+
+// Word ids or counts of a corpus's entries: resize leaves them to be written (a loader fills
+// them in any order), see default_init_allocator.hpp.
+using EntryArray = std::vector<std::uint32_t, DefaultInitAllocator<std::uint32_t>>;
 
 struct Corpus {
   std::string path;
@@ -24,8 +30,8 @@ struct Corpus {
   // doc_start[d + 1]) with their counts; doc_start has documents + 1 entries. Within a
   // document the words keep their order in the file.
   std::vector<std::uint64_t> doc_start;
-  std::vector<std::uint32_t> word;    // 0-based, < vocabulary
-  std::vector<std::uint32_t> count;   // > 0
+  EntryArray word;                    // 0-based, < vocabulary
+  EntryArray count;                   // > 0
   std::vector<std::string> vocab;     // word id -> word; empty without a vocabulary file
   std::uint32_t empty_documents = 0;  // documents without tokens: kept (so ids stay), counted
 

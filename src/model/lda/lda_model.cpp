@@ -360,8 +360,8 @@ std::uint64_t LdaModel::tokens_held() const {
 }
 namespace {
 
-template <typename T>
-std::uint64_t BytesOf(const std::vector<T>& v) {
+template <typename T, typename A>
+std::uint64_t BytesOf(const std::vector<T, A>& v) {
   return v.capacity() * sizeof(T);
 }
 std::uint64_t BytesOf(const TileTokens& t) {
