@@ -5,22 +5,15 @@
 #include <cstring>
 
 #include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/mix64.hpp"
 
 namespace carousel {
 namespace {
 
-// SplitMix64's finaliser: a rating's contribution to the checksum.
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t RatingHash(const Rating& r) {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &r.value, sizeof bits);
-  return Mix((static_cast<std::uint64_t>(r.row) << 32 | r.col) ^ Mix(bits));
+  return SplitMix64((static_cast<std::uint64_t>(r.row) << 32 | r.col) ^ SplitMix64(bits));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/line_ranges.hpp"
+#include "carousel/io/repeats.hpp"
 #include "carousel/io/text_input.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -240,11 +241,7 @@ void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, cons
   if (pairs.empty()) return;
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  struct Hit {
-    DocWord pair;
-    std::uint64_t line;
-  };
-  std::vector<Hit> hits;
+  std::vector<Occurrence<DocWord>> hits;
   RunCollectively(comm, [&] {
     std::uint64_t unused = 0;
     ParseCorpusRange(
@@ -255,23 +252,13 @@ void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, cons
         },
         &unused);
   });
-  std::vector<Hit> all;
+  std::vector<Occurrence<DocWord>> all;
   for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
-  std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
-    return a.pair == b.pair ? a.line < b.line : a.pair < b.pair;
-  });
-  const Hit* first = nullptr;
-  const Hit* second = nullptr;
-  for (std::size_t i = 1; i < all.size(); ++i)
-    if (all[i].pair == all[i - 1].pair && (i < 2 || !(all[i - 2].pair == all[i].pair)) &&
-        (!second || all[i].line < second->line)) {
-      first = &all[i - 1];
-      second = &all[i];
-    }
+  const std::optional<Repeat<DocWord>> repeat = EarliestRepeat(std::move(all));
   RunCollectively(comm, [&] {
-    if (second)
-      Fail(Location{layout.path, second->line},
-           DuplicateUciEntryProblem(second->pair.doc, second->pair.word, first->line));
+    if (repeat)
+      Fail(Location{layout.path, repeat->second},
+           DuplicateUciEntryProblem(repeat->key.doc, repeat->key.word, repeat->first));
   });
 }
 

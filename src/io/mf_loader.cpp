@@ -9,6 +9,7 @@
 
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/line_ranges.hpp"
+#include "carousel/io/repeats.hpp"
 #include "carousel/io/text_input.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -310,34 +311,20 @@ void ThrowEarliestDuplicate(Communicator& comm, const RatingsLayout& layout, con
   if (pairs.empty()) return;
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  struct Hit {
-    Pair pair;
-    std::uint64_t line;
-  };
-  std::vector<Hit> hits;
+  std::vector<Occurrence<Pair>> hits;
   RunCollectively(comm, [&] {
     ParseRatingsRange(layout, range, [&](const RawRating& r) {
       if (std::binary_search(pairs.begin(), pairs.end(), Pair{r.user, r.item}))
         hits.push_back({{r.user, r.item}, place.first_line - 1 + r.line});
     });
   });
-  std::vector<Hit> all;
+  std::vector<Occurrence<Pair>> all;
   for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
-  std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
-    return a.pair == b.pair ? a.line < b.line : a.pair < b.pair;
-  });
-  const Hit* first = nullptr;
-  const Hit* second = nullptr;
-  for (std::size_t i = 1; i < all.size(); ++i)
-    if (all[i].pair == all[i - 1].pair && (i < 2 || !(all[i - 2].pair == all[i].pair)) &&
-        (!second || all[i].line < second->line)) {
-      first = &all[i - 1];
-      second = &all[i];
-    }
+  const std::optional<Repeat<Pair>> repeat = EarliestRepeat(std::move(all));
   RunCollectively(comm, [&] {
-    if (second)
-      Fail(Location{layout.path, second->line},
-           DuplicateRatingProblem(second->pair.user, second->pair.item, first->line));
+    if (repeat)
+      Fail(Location{layout.path, repeat->second},
+           DuplicateRatingProblem(repeat->key.user, repeat->key.item, repeat->first));
   });
 }
 

@@ -4,17 +4,9 @@
 #include <cmath>
 #include <type_traits>
 
+#include "carousel/util/mix64.hpp"
+
 namespace carousel {
-namespace {
-
-std::uint64_t SplitMix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 Subsample Subsample::For(double fraction, std::uint64_t seed, std::uint64_t tile,
                          std::uint64_t iteration) {

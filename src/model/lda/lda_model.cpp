@@ -6,18 +6,11 @@
 
 #include "carousel/io/text_output.hpp"
 #include "carousel/util/byte_buffer.hpp"
-#include "carousel/util/crc64.hpp"
+#include "carousel/util/mix64.hpp"
 #include "lda_model_impl.hpp"
 
 namespace carousel {
 namespace {
-
-std::uint64_t Mix(std::uint64_t x) {  // SplitMix64's finaliser
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The survey of the documents of row blocks [first_block, end_block).
 CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles,
@@ -30,9 +23,9 @@ CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles
   for (int b = first_block; b < end_block; ++b)
     for (std::uint32_t d : grid.rows().Members(b)) documents.push_back(d);
   for (std::uint32_t d : documents) {
-    std::uint64_t hash = Mix(d);
+    std::uint64_t hash = SplitMix64(d);
     for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
-      hash = Mix(hash ^ (std::uint64_t{corpus.word[e]} << 32 | corpus.count[e]));
+      hash = SplitMix64(hash ^ (std::uint64_t{corpus.word[e]} << 32 | corpus.count[e]));
     survey.checksum += hash;
     if (roles[d] == DocumentRole::kEmpty) {
       c.empty_documents++;
