@@ -1,7 +1,7 @@
 // A matrix-factorization problem after input parsing, as every rank sees it: the sizes and
 // summaries of the whole training set, which no rank holds whole (DESIGN.md section 8),
 // and the test ratings. The training ratings themselves are split into shares, one per
-// rank: the ratings of the row blocks the rank runs, in tile order (SortShare).
+// rank: the ratings of the row blocks the rank runs, by tile (TileShare).
 #pragma once
 
 #include <cstdint>
@@ -70,8 +70,7 @@ struct TileShare {
 };
 
 // Puts every part of the share in LocalOrder: a counting sort by row (a part holds a range
-// of rows), then each row's few ratings by column; much faster than a comparison sort of
-// the whole part, for one more part's worth of memory.
+// of rows), then each row's ratings by column, for one more part's worth of memory.
 void SortParts(TileShare& share);
 
 TrainingCounts CountTraining(const TileShare& share, const TileGrid& grid);
