@@ -34,6 +34,12 @@ CLI::Validator NonNegative() {
       ">= 0");
 }
 
+CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+      "not empty");
+}
+
 void SetUpCommandApp(CLI::App& app) {
   app.set_help_flag("-h,--help", "print this help and exit");
   app.option_defaults()->always_capture_default();

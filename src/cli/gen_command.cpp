@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
@@ -24,7 +25,9 @@ int RunGenCommand(const std::vector<std::string>& args) {
   mf->add_option("--rank", o.rank, "rank of the true factors")->check(CLI::Range(1, 4096));
   mf->add_option("--noise", o.noise, "sd of the rating noise")->check(CLI::Range(0.0, 100.0));
   mf->add_option("--seed", o.seed, "seed");
-  mf->add_option("--out", out, "output file (user item rating per line)")->required();
+  mf->add_option("--out", out, "output file (user item rating per line)")
+      ->required()
+      ->check(NonEmpty());
 
   CLI::App* lda = app.add_subcommand("lda", "a UCI bag-of-words corpus from LDA with known topics");
   lda->option_defaults()->always_capture_default();
@@ -39,7 +42,7 @@ int RunGenCommand(const std::vector<std::string>& args) {
   lda->add_option("--beta", l.beta, "topic-word concentration per word (beta V in all)");
   lda->add_option("--zipf", l.zipf, "exponent of the Zipf-like base word frequencies");
   lda->add_option("--seed", l.seed, "seed");
-  lda->add_option("--out", out, "output file (UCI docword)")->required();
+  lda->add_option("--out", out, "output file (UCI docword)")->required()->check(NonEmpty());
   lda->add_option("--topics-out", topics_out, "also write the true topics, K x V float64 .npy");
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -158,6 +158,14 @@ std::string MalformedLine(RatingsFormat format, std::size_t found) {
   return "malformed line: expected " + std::string(expected) + ", found " + std::to_string(found);
 }
 
+// Whether no field of the line is a number: what tells a header from a rating with a typo
+// (`I96,242,3` is a bad rating, not a header).
+bool NoFieldIsNumeric(const Fields& fields, std::size_t count) {
+  for (std::size_t i = 0; i < std::min(count, kMaxFields); ++i)
+    if (IsNumber(fields[i])) return false;
+  return true;
+}
+
 // One non-blank line; false for a CSV header (skipped). `first_data_line`: the file's first
 // non-blank line, the only place a header may be.
 bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_data_line, At at,
@@ -166,7 +174,7 @@ bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_
   const std::size_t count = Split(line, format, &fields);
   // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
   // Elsewhere a non-numeric first line is more likely the wrong file or format.
-  if (first_data_line && !IsNumber(fields[0])) {
+  if (first_data_line && NoFieldIsNumeric(fields, count)) {
     if (format == RatingsFormat::kCsv) return false;
     Fail(at, std::string("header where none is expected: ") + RatingsFormatName(format) +
                  " files have no header line (found " + Quoted(fields[0]) + ")");

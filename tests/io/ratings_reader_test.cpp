@@ -314,6 +314,30 @@ TEST_F(RatingsReader, HeaderIsErrorOutsideCsv) {
                         "header where none is expected"));
 }
 
+// A first line is a header only when none of its fields is a number: `I96,242,3` is a
+// rating with a typo, reported, not a header silently skipped with its rating.
+TEST_F(RatingsReader, AFirstLineWithANumericFieldIsNoHeader) {
+  EXPECT_TRUE(FailsWith("typo.csv", "I96,242,3\n1,2,3\n", 1, "non-numeric user id 'I96'"));
+  EXPECT_TRUE(FailsWith("typo.txt", "I96 242 3\n1 2 3\n", 1, "non-numeric user id 'I96'"));
+  const RatingsFile file = ReadRatings(Write("h.csv", "user,item,rating,timestamp\n1,2,3,4\n"));
+  EXPECT_EQ(file.ratings.size(), 1u);
+}
+
+// A message quotes at most 80 characters of a field, however long the field.
+TEST_F(RatingsReader, AHugeFieldIsQuotedShort) {
+  const std::string field(10'000'000, 'x');
+  const std::string path = Write("huge.txt", "1 2 3\n" + field + " 2 3\n");
+  try {
+    ReadRatings(path);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_LT(message.size(), path.size() + 200) << message.substr(0, 300);
+    EXPECT_NE(message.find("(10000000 characters)"), std::string::npos) << message.substr(0, 300);
+    EXPECT_NE(message.find(":2: non-numeric user id 'xxxx"), std::string::npos);
+  }
+}
+
 TEST_F(RatingsReader, CsvHeaderOnlyAllowedFirst) {
   EXPECT_TRUE(FailsWith("a.csv", "1,2,3\nuserId,movieId,rating\n", 2, "non-numeric user id"));
 }

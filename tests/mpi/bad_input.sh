@@ -55,6 +55,9 @@ bad_train "$T/inf.txt:2:" "inf" "$T/inf.txt"
 bad_train "$T/empty.txt:" "empty" "$T/empty.txt"
 bad_train "$T/header.txt:1:" "header" "$T/header.txt"
 bad_train "$T/duplicate.txt:4:" "line 2" "$T/duplicate.txt" # names both lines
+# A first line with a numeric field is a rating with a typo, not a header (issue #12).
+printf 'I96,242,3\n1,2,3\n' >"$T/typo.csv"
+bad_train "$T/typo.csv:1:" "non-numeric user id 'I96'" "$T/typo.csv"
 
 # An error in the test file names the test file.
 expect_fail_mpi 3 "$T/fields.txt:2:" 2 mf --train "$T/good.txt" --test "$T/fields.txt" \
@@ -165,6 +168,8 @@ bad_option --step --step abc
 bad_option --sampler --sampler gibbs
 expect_fail_mpi 2 "--train" 2 mf --out "$T/out" --quiet
 ok "no --train: exit 2: $EXPECT_FAIL_MESSAGE"
+expect_fail_mpi 2 "--out: must not be empty" 2 mf --train "$ML100K/u1.base" --out "" --quiet
+ok "--out \"\": exit 2 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
 
 # ---------------------------------------------------------------------------------------
 # Output errors: exit 4, naming the path.

@@ -18,6 +18,7 @@ namespace carousel::cli {
 // Numeric option checks whose messages read well ("must be a positive finite number").
 CLI::Validator Positive();
 CLI::Validator NonNegative();
+CLI::Validator NonEmpty();  // for paths: "" would otherwise fail later, without the option's name
 
 // Sets up a command's parser: -h/--help, and --help showing every option's default.
 void SetUpCommandApp(CLI::App& app);
@@ -53,7 +54,7 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
-  app.add_option("--out", o.out, "output directory");
+  app.add_option("--out", o.out, "output directory")->check(NonEmpty());
   app.add_option("--checkpoint-every", c.checkpoint_every,
                  "checkpoint every N iterations (0: only on SIGTERM/SIGUSR1)")
       ->check(NonNegative());

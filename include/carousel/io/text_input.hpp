@@ -21,8 +21,13 @@ struct Location {
   throw InputError(at.path + ":" + std::to_string(at.line), problem);
 }
 
+// A field quoted in a message: at most 80 characters of it, so that a 10 MB "field" (a
+// binary file, a missing newline) does not end up on stderr whole.
 inline std::string Quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
+  constexpr std::size_t kMax = 80;
+  if (text.size() <= kMax) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, kMax)) + "...' (" + std::to_string(text.size()) +
+         " characters)";
 }
 
 // ---------------------------------------------------------------------------------------
