@@ -14,7 +14,10 @@ void Psgld::Step(BlockState& block, const BlockGradient& gradient, double step,
   const float alpha = static_cast<float>(alpha_);
   const float lambda = static_cast<float>(lambda_);
   const float eps = static_cast<float>(step);
-  const float inv_batch = static_cast<float>(1.0 / gradient.minibatch_size);
+  // An empty stratum (small data cut into many tiles) has no likelihood gradient at all:
+  // its mean is 0, not 0/0.
+  const float inv_batch =
+      gradient.minibatch_size > 0 ? static_cast<float>(1.0 / gradient.minibatch_size) : 0.0f;
   Matrix& theta = block.theta;
   Matrix& v = block.aux[0];
   ForEachRowWithNoise(noise, theta.rows(), theta.cols(), [&](Eigen::Index r, const float* z) {

@@ -39,6 +39,21 @@ TEST(BpmfHealth, TrainingRmseAboveMeanPredictor) {
   EXPECT_NE(message->find("training RMSE is 1.5"), std::string::npos) << *message;
 }
 
+// With fewer ratings than parameters the posterior is mostly the prior: a sample may fit
+// the ratings worse than their mean, and spread its predictions past a narrow range. Those
+// two checks then stay silent; a collapse of the precisions is still reported.
+TEST(BpmfHealth, FewRatingsSilenceTheFitChecksOnly) {
+  BpmfChainSnapshot s = Healthy();
+  s.informative = false;
+  s.rmse_train = 1.5;
+  s.clipped_share = 1.0;
+  EXPECT_FALSE(DiagnoseBpmfChain(s));
+  s.hyper.tau = 1e-13;
+  const auto message = DiagnoseBpmfChain(s);
+  ASSERT_TRUE(message);
+  EXPECT_NE(message->find("tau collapsed"), std::string::npos) << *message;
+}
+
 // The collapse seen on 25M ratings with --step 2e-6: tau 1e-13, precisions 1e-7.
 TEST(BpmfHealth, CollapsedPrecisions) {
   BpmfChainSnapshot s = Healthy();

@@ -33,6 +33,7 @@ class ByteWriter {
 
  private:
   void PutRaw(const void* data, std::size_t size) {
+    if (size == 0) return;  // an empty block's data() may be null, which memcpy must not see
     bytes_.append(static_cast<const char*>(data), size);
   }
   std::string bytes_;
@@ -72,6 +73,7 @@ class ByteReader {
   void GetRaw(void* data, std::size_t size) {
     if (size > bytes_.size() - offset_)
       throw Error(ExitCode::kCheckpoint, "state block is truncated");
+    if (size == 0) return;  // as in PutRaw
     std::memcpy(data, bytes_.data() + offset_, size);
     offset_ += size;
   }

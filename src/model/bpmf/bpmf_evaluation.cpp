@@ -94,6 +94,9 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
 void BpmfModel::Impl::CheckChainHealth(const TraceRow& row) const {
   BpmfChainSnapshot snapshot;
   snapshot.rmse_train = row.rmse_train;
+  snapshot.informative =
+      static_cast<double>(problem_.train_count) >=
+      (static_cast<double>(problem_.rows) + problem_.cols) * config_.shape.width();
   snapshot.sd_train = sd_train_;
   snapshot.clipped_share = clipped_share_;
   snapshot.rating_range = static_cast<double>(problem_.hi) - problem_.lo;

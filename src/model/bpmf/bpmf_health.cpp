@@ -17,7 +17,7 @@ std::string Format(const char* format, double a, double b, double c = 0.0) {
 std::optional<std::string> DiagnoseBpmfChain(const BpmfChainSnapshot& s) {
   // Ratings that are all equal give no scale to compare with.
   if (!(s.sd_train > 0.0 && s.rating_range > 0.0)) return std::nullopt;
-  if (s.rmse_train > kTrainRmseOverMeanPredictor * s.sd_train)
+  if (s.informative && s.rmse_train > kTrainRmseOverMeanPredictor * s.sd_train)
     return Format(
         "the training RMSE is %.4g, above %.4g, the RMSE of predicting the training mean (%.4g) "
         "for every rating",
@@ -44,7 +44,7 @@ std::optional<std::string> DiagnoseBpmfChain(const BpmfChainSnapshot& s) {
             s.hyper.lambda_b, s.hyper.lambda_c, bias_sd);
     }
   }
-  if (s.clipped_share > kClippedShare)
+  if (s.informative && s.clipped_share > kClippedShare)
     return Format(
         "%.1f%% of the test predictions are pinned at the clip range (more than %.0f%%): the "
         "factors are far too large",

@@ -6,13 +6,18 @@
 // compares a quantity with what no sample of a sane posterior can show, so a chain that
 // still mixes (even a poorly tuned one) never trips them:
 //   - the training RMSE of the minibatch is far above that of predicting the training
-//     mean for every rating (the posterior mean predictor can only do better);
+//     mean for every rating (the posterior mean predictor can only do better). Only when
+//     there are at least as many ratings as parameters: on less data the posterior is
+//     mostly the prior, and one sample of it may fit the few ratings worse than their mean
+//     (3 ratings on 4 x 4 tiles do, at any step);
 //   - the noise sd 1/sqrt(tau) is many times the ratings' sd (tau's conditional is about
 //     1 / mean squared residual, so this means the residuals are that large);
 //   - the prior sd of a factor interaction w.h, sqrt(K / (lambda_w lambda_h)), or of a
 //     bias is many times the rating range (lambda is about 1 / mean square of its
 //     factors, so predictions are that far outside the range before clipping);
-//   - most test predictions are pinned at the clip range.
+//   - most test predictions are pinned at the clip range (again only when there are at
+//     least as many ratings as parameters: a prior-dominated posterior spreads its
+//     predictions over, and past, a narrow rating range).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,7 @@ namespace carousel {
 // What an evaluation saw; identical on every rank (all of it comes from ordered sums).
 struct BpmfChainSnapshot {
   double rmse_train = 0.0;     // minibatch RMSE before its update; NaN if none
+  bool informative = true;     // at least as many training ratings as factor parameters
   double sd_train = 0.0;       // RMSE of predicting the training mean for every rating
   double clipped_share = 0.0;  // test predictions at the clip range; NaN without a test set
   double rating_range = 0.0;   // hi - lo of the training ratings
