@@ -35,33 +35,12 @@ mb=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { printf "%.1f", b / 1e6 }')
 echo "corpus: $file, $mb MB, $entries entries, $tokens tokens"
 
 csv="$out/lda_load.csv"
-echo "tokens,entries,file_mb,ranks,rank_id,tokens_held,load_s,parse_mb_per_s,peak_when_read_mib,peak_mib,data_mib,state_mib,bound_mib,within_bound,peak_bytes_per_token" >"$csv"
+echo "tokens,entries,file_mb,ranks,rank_id,tokens_held,load_s,parse_mb_per_s,peak_when_read_mib,peak_mib,data_mib,state_mib,bound_mib,within_bound,data_bytes_per_token,peak_bytes_per_token" >"$csv"
 for np in $ranks; do
   echo "== $np rank(s)"
   log="$out/lda_p$np.log"
   "$root/launch/mpirun.sh" "$np" lda --corpus "$file" --topics 50 --iterations 5 --burn-in 0 \
     --eval-every 5 --quiet --out "$out/run_p$np" >"$log"
-  awk -v tokens="$tokens" -v entries="$entries" -v mb="$mb" -v np="$np" '
-    /^  rank [0-9]+: .*training tokens held/ {
-      r = $2; sub(":", "", r)
-      match($0, /peak memory [0-9.]+/); peak[r] = substr($0, RSTART + 12, RLENGTH - 12)
-      match($0, /MiB, [0-9]+ training/); held[r] = substr($0, RSTART + 5, RLENGTH - 14)
-    }
-    /^  rank [0-9]+: input read in/ {
-      r = $2; sub(":", "", r)
-      load[r] = $6
-      match($0, /parsed at [0-9.]+/); rate[r] = substr($0, RSTART + 10, RLENGTH - 10)
-      match($0, /peak memory [0-9.]+ MiB when/); when[r] = substr($0, RSTART + 12, RLENGTH - 21)
-      match($0, /holds [0-9.]+/); dat[r] = substr($0, RSTART + 6, RLENGTH - 6)
-      match($0, /data and [0-9.]+/); st[r] = substr($0, RSTART + 9, RLENGTH - 9)
-    }
-    END {
-      for (r = 0; r < np; r++) {
-        bound = 1.5 * (dat[r] + st[r]) + 64
-        printf "%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%.1f,%s,%.1f\n", tokens, entries, mb, np, r,
-          held[r], load[r], rate[r], when[r], peak[r], dat[r], st[r], bound,
-          (peak[r] + 0 <= bound ? "yes" : "NO"), peak[r] * 1048576 / held[r]
-      }
-    }' "$log" >>"$csv"
+  awk -v prefix="$tokens,$entries,$mb" -v np="$np" -f "$root/bench/rank_stats.awk" "$log" >>"$csv"
 done
 column -s, -t <"$csv"

@@ -155,6 +155,16 @@ double PeakRssKib() {
   return kib;
 }
 
+LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse_seconds,
+                       std::uint64_t parsed_bytes) {
+  LoadStats load;
+  load.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  load.parse_seconds = parse_seconds;
+  load.parsed_bytes = static_cast<double>(parsed_bytes);
+  load.peak_rss_kib = PeakRssKib();
+  return load;
+}
+
 std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
                                        std::uint64_t items_held, const LoadStats& load,
                                        const ModelFootprint& footprint) {

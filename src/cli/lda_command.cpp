@@ -158,12 +158,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
   const Corpus& corpus = loaded.share;
   const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
-  LoadStats load;
-  load.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  load.parse_seconds = loaded.parse_seconds;
-  load.parsed_bytes = static_cast<double>(loaded.parsed_bytes);
-  load.peak_rss_kib = PeakRssKib();
+  const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
 
   const Chain<LdaModel> chain = StartChain<LdaModel>(
       comm, [&] { return std::make_unique<LdaModel>(config, corpus, survey); }, config.chain(),

@@ -158,12 +158,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   options.input.tiles = config.tiles;
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
-  LoadStats load;
-  load.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  load.parse_seconds = data.parse_seconds;
-  load.parsed_bytes = static_cast<double>(data.parsed_bytes);
-  load.peak_rss_kib = PeakRssKib();
+  const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
   // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
   // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
   // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc

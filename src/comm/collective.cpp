@@ -55,6 +55,17 @@ std::vector<std::string> AllToAll(Communicator& comm, std::vector<std::string> s
   return received;
 }
 
+std::uint64_t SumOverRanks(Communicator& comm, std::uint64_t mine) {
+  std::uint64_t total = 0;
+  for (const std::string& part :
+       comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, part.data(), sizeof n);
+    total += n;
+  }
+  return total;
+}
+
 double ContinueInRankOrder(Communicator& comm, double start,
                            const std::function<double(double)>& step) {
   constexpr int kTag = 0x0DE7;

@@ -27,17 +27,6 @@ struct Entry {
 constexpr std::size_t kPiece = std::size_t{1} << 20;
 using Pieces = std::vector<std::vector<Entry>>;
 
-template <typename T>
-T Sum(Communicator& comm, T mine) {
-  T total = 0;
-  for (const std::string& part : comm.AllGather(PodBytes(std::vector<T>{mine}))) {
-    T v = 0;
-    std::memcpy(&v, part.data(), sizeof v);
-    total += v;
-  }
-  return total;
-}
-
 // Where this rank's range lies in the file, from every range's line counts.
 struct RangePlace {
   std::uint64_t first_line = 1;      // of the range
@@ -327,7 +316,7 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
   for (int b = ranks.FirstRowBlock(comm.rank()); b < ranks.FirstRowBlock(comm.rank() + 1); ++b)
     for (std::uint32_t d : grid.rows().Members(b))
       empty += corpus.doc_start[d] == corpus.doc_start[d + 1] ? 1 : 0;
-  corpus.empty_documents = static_cast<std::uint32_t>(Sum(comm, empty));
+  corpus.empty_documents = static_cast<std::uint32_t>(SumOverRanks(comm, empty));
   return out;
 }
 

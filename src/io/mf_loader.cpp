@@ -405,12 +405,7 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   const double sum = ContinueInRankOrder(comm, 0.0, [&](double s) {
     return ordered(s, [](double r, float v) { return AddRating(r, v); });
   });
-  std::uint64_t train_count = 0;
-  for (const std::string& part : comm.AllGather(PodBytes(std::vector<std::uint64_t>{my_train}))) {
-    std::uint64_t n = 0;
-    std::memcpy(&n, part.data(), sizeof n);
-    train_count += n;
-  }
+  const std::uint64_t train_count = SumOverRanks(comm, my_train);
   const float mu = TrainingMean(sum, train_count);
   const double squared_deviations = ContinueInRankOrder(comm, 0.0, [&](double s) {
     return ordered(s, [mu](double r, float v) { return AddSquaredDeviation(r, v, mu); });

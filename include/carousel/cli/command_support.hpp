@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -104,6 +105,10 @@ struct LoadStats {
 
 // Peak resident memory of this process so far (VmHWM), in KiB.
 double PeakRssKib();
+
+// The statistics of a load that began at `start` and has just ended.
+LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse_seconds,
+                       std::uint64_t parsed_bytes);
 
 struct RankStats {
   double comm_share = 0.0;  // of the wall time of the sampling loop

@@ -2,6 +2,7 @@
 // them (DESIGN.md section 3): no rank returns while others wait in a collective.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ namespace carousel {
 // are no longer in step. So `step` should not communicate: an error on one rank before one
 // of its collectives would pair this rank's agreement with the others' collective (a hang).
 void RunCollectively(Communicator& comm, const std::function<void()>& step);
+
+// The sum of every rank's `mine`, on every rank.
+std::uint64_t SumOverRanks(Communicator& comm, std::uint64_t mine);
 
 // A running value carried through the ranks in rank order: rank 0 applies `step` to
 // `start`, each later rank to what the rank before it passed on. Returns the last rank's
