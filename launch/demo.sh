@@ -11,7 +11,7 @@ out="${CAROUSEL_DEMO_DIR:-$root/out/demo}"
 mkdir -p "$out"
 "$root/build/carousel" gen mf --out "$out/ratings.txt" | tee "$out/gen.log"
 "$root/launch/mpirun.sh" 2 mf --train "$out/ratings.txt" --test-fraction 0.1 \
-  --out "$out/run" "$@"
+  --out "$out/run" --overwrite "$@"
 
 echo
 echo "Test RMSE trace (iteration, RMSE of the current sample, RMSE of the posterior mean):"

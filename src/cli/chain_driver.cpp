@@ -10,13 +10,21 @@
 namespace carousel::cli {
 
 ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
-                      std::uint64_t iterations, const std::vector<std::string>& argv,
-                      const ChainHooks& hooks) {
+                      std::uint64_t iterations, const RunRecord& record, const ChainHooks& hooks) {
   Progress progress(engine.iteration(), iterations, comm.rank() == 0 && !basics.quiet);
   double last_trace_write = -1e9;
+  using Clock = std::chrono::steady_clock;
+  auto last_checkpoint = Clock::now();
+  const bool timed = comm.rank() == 0 && basics.checkpoint_minutes > 0;
   EngineCallbacks callbacks;
-  callbacks.requests = TakeSignalRequests;
-  callbacks.checkpoint_extra = PackArgs(argv);
+  callbacks.requests = [&] {  // the engine agrees on every rank's requests
+    int requests = TakeSignalRequests();
+    if (timed && Clock::now() - last_checkpoint >=
+                     std::chrono::duration<double>(60.0 * basics.checkpoint_minutes))
+      requests |= kRequestCheckpoint;
+    return requests;
+  };
+  callbacks.checkpoint_extra = record.Pack();
   callbacks.on_iteration = [&](std::uint64_t t, double s) { progress.OnIteration(t, s); };
   callbacks.on_eval = [&] {
     progress.OnEval(hooks.eval_status());
@@ -29,6 +37,7 @@ ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& b
   callbacks.on_checkpoint = [&](std::uint64_t t, const std::string& payload) {
     hooks.write_trace();
     io::WriteCheckpoint(CheckpointDir(basics.out), t, payload);
+    last_checkpoint = Clock::now();
   };
 
   const double comm_before = comm.seconds_communicating();

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/resume.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
@@ -81,60 +82,6 @@ std::string JoinArgs(const std::vector<std::string>& args) {
   std::string s;
   for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
   return s;
-}
-
-std::string PackArgs(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) s += a + '\0';
-  return s;
-}
-
-std::vector<std::string> UnpackArgs(const std::string& packed) {
-  std::vector<std::string> args;
-  std::string current;
-  for (char c : packed) {
-    if (c == '\0') {
-      args.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return args;
-}
-
-std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
-                                     const std::string& resume_dir,
-                                     const std::vector<std::string>& given) {
-  std::vector<std::string> args;
-  for (std::size_t i = 0; i < stored.size(); ++i) {
-    if (stored[i] == "--out" || stored[i] == "--iterations") {
-      ++i;
-      continue;
-    }
-    args.push_back(stored[i]);
-  }
-  args.insert(args.end(), {"--out", resume_dir});
-  bool iterations_given = false;
-  for (std::size_t i = 0; i + 1 < given.size(); ++i)
-    if (given[i] == "--iterations") {
-      args.insert(args.end(), {"--iterations", given[i + 1]});
-      iterations_given = true;
-    }
-  if (!iterations_given)
-    for (std::size_t i = 0; i + 1 < stored.size(); ++i)
-      if (stored[i] == "--iterations") args.insert(args.end(), {"--iterations", stored[i + 1]});
-  return args;
-}
-
-std::string CheckpointDir(const std::string& out) {
-  return out + "/checkpoints";
-}
-
-std::string ReadLatestCheckpoint(const std::string& resume_dir) {
-  const auto latest = io::LatestCheckpoint(CheckpointDir(resume_dir));
-  if (!latest) throw CheckpointError(CheckpointDir(resume_dir), "no checkpoint to resume from");
-  return io::ReadCheckpoint(*latest);
 }
 
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out) {

@@ -144,7 +144,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
 
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
+  const std::string resume_payload = ParseOrResume(comm, "lda", args, options, Parse);
 
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
@@ -189,8 +189,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                   row.perplexity_sample);
     return std::string(status);
   };
-  const ChainOutcome outcome =
-      RunChain(comm, *engine, options.basics, config.iterations, options.argv, hooks);
+  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
+                                        RunRecord{"lda", options.argv}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
   const double comm_share = outcome.comm_share;

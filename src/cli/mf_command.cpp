@@ -151,7 +151,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   MfCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, args, options, Parse);
+  const std::string resume_payload = ParseOrResume(comm, "mf", args, options, Parse);
 
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
@@ -208,8 +208,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
       std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
     return std::string(status);
   };
-  const ChainOutcome outcome =
-      RunChain(comm, *engine, options.basics, config.iterations, options.argv, hooks);
+  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
+                                        RunRecord{"mf", options.argv}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
   const double comm_share = outcome.comm_share;

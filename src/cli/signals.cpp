@@ -8,8 +8,10 @@ namespace {
 volatile std::sig_atomic_t g_checkpoint = 0;
 volatile std::sig_atomic_t g_stop = 0;
 
+// SIGUSR2 stops like SIGTERM: Open MPI 4's mpirun forwards SIGUSR1 and SIGUSR2 to every
+// rank but answers SIGTERM itself by killing the job (and exits 1 however its ranks end).
 extern "C" void OnSignal(int signal) {
-  if (signal == SIGTERM) g_stop = 1;
+  if (signal == SIGTERM || signal == SIGUSR2) g_stop = 1;
   g_checkpoint = 1;
 }
 
@@ -21,6 +23,7 @@ void InstallSignalHandlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGUSR1, &action, nullptr);
+  sigaction(SIGUSR2, &action, nullptr);
 }
 
 int TakeSignalRequests() {

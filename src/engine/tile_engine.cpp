@@ -244,8 +244,9 @@ const TileGrid& TileEngine::grid() const {
 std::string TileEngine::CheckpointPayload(const std::string& extra) {
   return impl_->CheckpointPayload(extra);
 }
-std::string TileEngine::CheckpointExtra(const std::string& payload) {
-  return UnarchiveState<SavedState>(payload).extra;
+TileEngine::CheckpointSummary TileEngine::ReadCheckpointSummary(const std::string& payload) {
+  SavedState saved = UnarchiveState<SavedState>(payload);
+  return {std::move(saved.extra), saved.iteration, static_cast<int>(saved.row_blocks.size())};
 }
 double TileEngine::seconds_running() const {
   return impl_->seconds_running();

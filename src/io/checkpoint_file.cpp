@@ -196,15 +196,35 @@ std::string ReadCheckpoint(const std::string& path) {
   return payload;
 }
 
-std::optional<std::string> LatestCheckpoint(const std::string& dir) {
+std::vector<std::string> CheckpointsNewestFirst(const std::string& dir) {
   std::error_code ec;
   const bool exists = fs::exists(dir, ec);
   if (ec) throw CheckpointError(dir, "cannot access: " + ec.message());
-  if (!exists) return std::nullopt;
+  if (!exists) return {};
   const auto found = ListCheckpoints(dir, ec);
   if (ec) throw CheckpointError(dir, "cannot list checkpoints: " + ec.message());
-  if (found.empty()) return std::nullopt;
-  return found.back().second.string();
+  std::vector<std::string> paths;
+  for (auto it = found.rbegin(); it != found.rend(); ++it) paths.push_back(it->second.string());
+  return paths;
+}
+
+std::optional<std::string> LatestCheckpoint(const std::string& dir) {
+  const std::vector<std::string> paths = CheckpointsNewestFirst(dir);
+  if (paths.empty()) return std::nullopt;
+  return paths.front();
+}
+
+std::size_t RemoveCheckpoints(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  if (!fs::exists(dir, ec)) return 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (ParseCheckpointName(name) || IsStaleTemp(name)) doomed.push_back(it->path());
+  }
+  if (ec) throw OutputError(dir, "cannot list checkpoints: " + ec.message());
+  for (const fs::path& path : doomed) RemoveOrThrow(path);
+  return doomed.size();
 }
 
 }  // namespace carousel::io

@@ -3,7 +3,7 @@
 # `mpirun -np 2`: the job ends within seconds with the documented exit code (3 input,
 # 2 options, 4 output, 6 diverged) and one error message (not one per rank) that names
 # file:line or the option. Also formats that must be accepted: CRLF line ends, Matrix
-# Market, CSV with a header line.
+# Market, CSV with a header line, CSV with quoted fields, gzip files.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_ml100k
@@ -129,9 +129,53 @@ run_ok plain-p1 1 mf --train "$ML100K/u1.base" --test "$TEST" --rank 4 --tiles 4
 same_outputs "$T/plain-p1" "$T/csv-p4" "CSV with CRLF on 4 ranks"
 ok "CSV with a header and CRLF ends on 4 ranks: outputs identical to the plain file on 1 rank"
 
+# RFC 4180 quotes, as spreadsheets and pandas write them (issue #12): every field quoted,
+# the header too; or some fields only. The first line "1","1","5" is a rating.
+{
+  echo '"userId","movieId","rating","timestamp"'
+  awk '{ printf "\"%s\",\"%s\",\"%s\",\"%s\"\n", $1, $2, $3, $4 }' "$ML100K/u1.base"
+} >"$T/u1quoted.csv"
+run_and_compare csv-quoted "$T/u1quoted.csv" "$TEST"
+awk 'NR % 2 { printf "\"%s\",%s,\"%s\"\n", $1, $2, $3; next } { print $1 "," $2 "," $3 }' \
+  "$ML100K/u1.base" >"$T/u1mixed.csv"
+run_and_compare csv-mixed "$T/u1mixed.csv" "$TEST"
+ok "CSV with quoted fields (all, with a quoted header; or some): outputs identical to the plain file"
+printf '"1","1","5"\n"1","2",3\n"2,1,4\n' >"$T/unterminated.csv"
+bad_train "$T/unterminated.csv:3:" "unterminated quote" "$T/unterminated.csv"
+printf '1,1,5\n1,2"",3\n' >"$T/stray.csv"
+bad_train "$T/stray.csv:2:" "stray" "$T/stray.csv"
+
+# gzip (issue #12), known by its first bytes rather than its name: the same chain as the
+# plain files on 1 and 2 ranks, from one gzip member or two (as `cat a.gz b.gz` makes).
+# Each rank decompresses the stream up to the end of its range; none holds it whole.
+gzip -c "$ML100K/u1.base" >"$T/u1.base.gz"
+gzip -c "$TEST" >"$T/u1test.txt" # gzip under a plain name
+head -n 30001 "$ML100K/u1.base" | gzip -c >"$T/u1cat.gz"
+tail -n +30002 "$ML100K/u1.base" | gzip -c >>"$T/u1cat.gz"
+for np in 1 2; do
+  for train in u1.base.gz u1cat.gz; do
+    run_ok "$train-p$np" "$np" mf --train "$T/$train" --test "$T/u1test.txt" --rank 4 --tiles 2 \
+      --seed 5 --iterations 60 --burn-in 20 --eval-every 10 --quiet --out "$T/$train-p$np"
+    same_outputs "$T/plain" "$T/$train-p$np" "$train on $np rank(s)"
+  done
+done
+ok "gzip --train and --test (one member or two, any name) on 1 and 2 ranks: outputs identical to the plain files"
+# A truncated or corrupt gzip file is refused naming it and zlib's reason, on every rank.
+head -c 200000 "$T/u1.base.gz" >"$T/cut.gz"
+bad_train "$T/cut.gz: cannot decompress: unexpected end of file" "truncated" "$T/cut.gz"
+{ # 100 bytes of the deflate stream zeroed
+  head -c 5000 "$T/u1.base.gz"
+  head -c 100 /dev/zero
+  tail -c +5101 "$T/u1.base.gz"
+} >"$T/corrupt.gz"
+bad_train "$T/corrupt.gz: cannot decompress: " "corrupt" "$T/corrupt.gz"
+expect_fail_mpi 3 "$T/cut.gz: cannot decompress" 2 mf --train "$ML100K/u1.base" --test "$T/cut.gz" \
+  "${SMALL[@]}" --out "$T/out"
+ok "a truncated gzip --test file: exit 3 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"
+
 # ---------------------------------------------------------------------------------------
 # Option errors: exit 2, naming the option.
-GOOD=(--train "$ML100K/u1.base" --test "$TEST" --out "$T/out" --quiet)
+GOOD=(--train "$ML100K/u1.base" --test "$TEST" --out "$T/out" --overwrite --quiet)
 bad_option() {
   local pattern=$1
   shift

@@ -54,7 +54,7 @@ done
 
 # A run stopped at iteration 12 and resumed to 24 (on another rank count).
 run_ok mf-resume-first 2 "${MF[@]}" --iterations 12 --checkpoint-every 6 --out "$T/mf-resume"
-run_ok mf-resume-second 1 mf --resume "$T/mf-resume" --iterations 24 --burn-in 8 --quiet
+run_ok mf-resume-second 1 mf --resume "$T/mf-resume" --iterations 24 --quiet
 hash_outputs mf-resume "$T/mf-resume" >>"$ACTUAL"
 
 for sampler in scir sgrld sgrhmc; do

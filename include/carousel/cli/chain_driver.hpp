@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "carousel/cli/command_support.hpp"
+#include "carousel/cli/output_directory.hpp"
+#include "carousel/cli/resume.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -18,19 +21,37 @@
 
 namespace carousel::cli {
 
-// Parses `args` into `options` with `parse`; with --resume DIR, parses the command line
-// stored in DIR's newest checkpoint instead (ResumedArgs) and returns that checkpoint's
-// payload (empty for a fresh run). Collective: one message for the job on a bad option.
+// Parses `args` into `options` with `parse` and readies --out for a fresh run
+// (PrepareFreshOutput). With --resume DIR, parses instead the command line stored in DIR's
+// newest intact checkpoint with the few options that may change (ResumedArgs), and returns
+// that checkpoint's payload (empty for a fresh run). Collective: one message for the job on
+// a bad option or checkpoint.
 template <class Options, class Parse>
-std::string ParseOrResume(Communicator& comm, const std::vector<std::string>& args,
-                          Options& options, Parse parse) {
-  RunCollectively(comm, [&] { options = parse(args); });
+std::string ParseOrResume(Communicator& comm, const std::string& command,
+                          const std::vector<std::string>& args, Options& options, Parse parse) {
   std::string payload;
-  if (options.basics.resume.empty()) return payload;
   RunCollectively(comm, [&] {
-    payload = ReadLatestCheckpoint(options.basics.resume);
-    const auto stored = UnpackArgs(TileEngine::CheckpointExtra(payload));
-    options = parse(ResumedArgs(stored, options.basics.resume, args));
+    const std::optional<std::string> dir = ResumeDirectory(args);
+    if (!dir) {
+      options = parse(args);
+      if (comm.rank() == 0) PrepareFreshOutput(options.basics.out, options.basics.overwrite);
+      return;
+    }
+    CheckOptionsAllowedOnResume(args);
+    payload = ReadNewestIntactCheckpoint(*dir, comm.rank() == 0);
+    const TileEngine::CheckpointSummary saved = TileEngine::ReadCheckpointSummary(payload);
+    const RunRecord stored = RunRecord::Unpack(saved.extra);
+    if (!stored.command.empty() && stored.command != command)
+      throw CheckpointError(CheckpointDir(*dir), "holds a run of carousel " + stored.command +
+                                                     ", not carousel " + command +
+                                                     "; continue it with carousel " +
+                                                     stored.command + " --resume " + *dir);
+    const Options started = parse(stored.args);  // the burn-in as the run resolved it
+    options = parse(ResumedArgs(stored, *dir, saved.tiles, started.config.burn_in, args));
+    if (options.config.iterations < saved.iteration)
+      throw UsageError("--iterations", "is " + std::to_string(options.config.iterations) +
+                                           ", but the run's newest checkpoint is at iteration " +
+                                           std::to_string(saved.iteration));
   });
   return payload;
 }
@@ -78,9 +99,9 @@ struct ChainOutcome {
 };
 
 // Runs `engine` to its last iteration (collective). The trace is rewritten at most every
-// 5 seconds of sampling and at every checkpoint; checkpoints keep `argv` for --resume.
+// 5 seconds of sampling and at every checkpoint; checkpoints keep `record` for --resume.
+// A checkpoint is also written every --checkpoint-minutes of wall time (rank 0's clock).
 ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
-                      std::uint64_t iterations, const std::vector<std::string>& argv,
-                      const ChainHooks& hooks);
+                      std::uint64_t iterations, const RunRecord& record, const ChainHooks& hooks);
 
 }  // namespace carousel::cli

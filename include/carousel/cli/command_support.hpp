@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
@@ -32,10 +33,13 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
 // The options every sampling command shares (the chain's in its Config: tiles, iterations,
 // burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions.
 struct RunBasics {
+  explicit RunBasics(std::string default_out = "") : out(std::move(default_out)) {}
   std::string out;
   std::string resume;
   std::string schedule = "default";  // cyclic, or what the model prefers (ResolveSchedule)
   bool quiet = false;
+  bool overwrite = false;           // a fresh run may replace another run's files in --out
+  double checkpoint_minutes = 0.0;  // also checkpoint after this much wall time (0: never)
   bool burn_in_given = false;
 };
 
@@ -59,7 +63,14 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--checkpoint-every", c.checkpoint_every,
                  "checkpoint every N iterations (0: only on SIGTERM/SIGUSR1)")
       ->check(NonNegative());
-  app.add_option("--resume", o.resume, "continue the run whose --out is DIR");
+  app.add_option("--checkpoint-minutes", o.checkpoint_minutes,
+                 "also checkpoint after every M minutes of wall time (0: never)")
+      ->check(NonNegative());
+  app.add_option("--resume", o.resume,
+                 "continue the run whose --out is DIR (only --iterations, --checkpoint-every, "
+                 "--checkpoint-minutes, --eval-every and --quiet may be given with it)");
+  app.add_flag("--overwrite", o.overwrite,
+               "a fresh run may replace the outputs and checkpoints of another run in --out");
   app.add_flag("--quiet", o.quiet, "no progress lines");
 }
 
@@ -69,27 +80,15 @@ template <class Config>
 void ResolveChainOptions(const CLI::App& app, Config& c, RunBasics& o) {
   o.burn_in_given = app.count("--burn-in") > 0;
   if (!o.burn_in_given) c.burn_in = std::min(c.burn_in, c.iterations / 2);
+  if (c.burn_in >= c.iterations && !o.resume.empty())
+    throw UsageError("--iterations", "must be larger than the resumed run's burn-in, " +
+                                         std::to_string(c.burn_in) + " (fixed when it started)");
   if (c.burn_in >= c.iterations)
     throw UsageError("--burn-in",
                      "must be smaller than --iterations (" + std::to_string(c.iterations) + ")");
 }
 
 std::string JoinArgs(const std::vector<std::string>& args);
-// The command line as stored verbatim in checkpoints ('\0'-separated) and back.
-std::string PackArgs(const std::vector<std::string>& args);
-std::vector<std::string> UnpackArgs(const std::string& packed);
-
-// The arguments of the run being resumed: the stored ones, with --out pointing at
-// `resume_dir` and an --iterations given now (in `given`) replacing the stored one.
-std::vector<std::string> ResumedArgs(const std::vector<std::string>& stored,
-                                     const std::string& resume_dir,
-                                     const std::vector<std::string>& given);
-
-std::string CheckpointDir(const std::string& out);
-
-// The payload of the newest checkpoint of the run whose --out is `resume_dir`. Throws
-// CheckpointError if there is none or it fails its checks.
-std::string ReadLatestCheckpoint(const std::string& resume_dir);
 
 // For a run stopped by SIGTERM: rank 0 says where the checkpoint is; returns exit code 7.
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out);

@@ -54,9 +54,18 @@ class TileEngine {
   std::uint64_t collected() const;  // evaluations whose sample entered the averages
   const TileGrid& grid() const;
   // Collective; non-empty on rank 0 only. `extra` is stored verbatim and returned by
-  // CheckpointExtra.
+  // ReadCheckpointSummary.
   std::string CheckpointPayload(const std::string& extra);
-  static std::string CheckpointExtra(const std::string& payload);
+
+  // What a resume needs to know of a checkpoint payload before any model exists: the
+  // caller's `extra`, the iteration reached and the tiles per side it was taken on (its
+  // row-blocks are stored by global id, one per row of tiles).
+  struct CheckpointSummary {
+    std::string extra;
+    std::uint64_t iteration = 0;
+    int tiles = 0;
+  };
+  static CheckpointSummary ReadCheckpointSummary(const std::string& payload);
 
   // Wall seconds of the run, including the runs this one resumed from.
   double seconds_running() const;

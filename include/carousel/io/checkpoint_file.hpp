@@ -47,4 +47,13 @@ std::string ReadCheckpoint(const std::string& path);
 // older checkpoint when the newest is corrupt is the caller's decision.
 std::optional<std::string> LatestCheckpoint(const std::string& dir);
 
+// Paths of every checkpoint in `dir`, newest (highest iteration) first; empty if `dir` has
+// none or does not exist. For a resume that falls back past a damaged newest file.
+std::vector<std::string> CheckpointsNewestFirst(const std::string& dir);
+
+// Deletes every checkpoint in `dir` and the temp files of crashed writers (for a fresh
+// run given --overwrite); other files stay. Returns how many files it deleted. Throws
+// carousel::OutputError on failure.
+std::size_t RemoveCheckpoints(const std::string& dir);
+
 }  // namespace carousel::io

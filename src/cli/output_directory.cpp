@@ -1,0 +1,50 @@
+#include "carousel/cli/output_directory.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "carousel/cli/resume.hpp"
+#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel::cli {
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& RunOutputFiles() {
+  // carousel mf (src/model/bpmf/mf_outputs.cpp, mf_command.cpp, gibbs_command.cpp) and
+  // carousel lda (lda_command.cpp); tests/mpi/output_directory.sh checks that a run writes
+  // nothing else.
+  static const std::vector<std::string> files = {
+      "trace.csv",          "predictions.csv",   "W_mean.npy",         "W_var.npy",
+      "W_sample.npy",       "H_mean.npy",        "H_var.npy",          "H_sample.npy",
+      "user_bias_mean.npy", "user_bias_var.npy", "item_bias_mean.npy", "item_bias_var.npy",
+      "user_ids.npy",       "item_ids.npy",      "topic_word.npy",     "topics.txt",
+      "heldout.txt",
+  };
+  return files;
+}
+
+void PrepareFreshOutput(const std::string& out, bool overwrite) {
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const std::string& name : RunOutputFiles()) {
+    const fs::path path = fs::path(out) / name;
+    if (fs::exists(path, ec)) found.push_back(path);
+  }
+  const bool has_checkpoints = !io::CheckpointsNewestFirst(CheckpointDir(out)).empty();
+  if (found.empty() && !has_checkpoints) return;
+  if (!overwrite) {
+    std::string what = has_checkpoints ? "checkpoints" : found.front().filename().string();
+    if (has_checkpoints && !found.empty()) what += " and " + found.front().filename().string();
+    throw UsageError("--out", out + " holds another run's " + what +
+                                  ": continue that run with --resume " + out +
+                                  ", replace it with --overwrite, or choose another --out");
+  }
+  io::RemoveCheckpoints(CheckpointDir(out));
+  for (const fs::path& path : found) {
+    fs::remove(path, ec);
+    if (ec) throw OutputError(path.string(), "cannot delete the old run's file: " + ec.message());
+  }
+}
+
+}  // namespace carousel::cli
