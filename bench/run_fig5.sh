@@ -31,10 +31,10 @@ for s in $samplers; do
   # The RMSE trace (evaluation every 2 iterations) ...
   "$root/launch/mpirun.sh" 2 mf --train "$data/u1.base" --test "$data/u1.test" --rank 10 \
     --sampler "$s" "${extra[@]}" --iterations "$iterations" --burn-in 50 --eval-every 2 --quiet \
-    --out "$out/fig5/$s" >"$out/fig5/$s.log"
+    --overwrite --out "$out/fig5/$s" >"$out/fig5/$s.log"
   # ... and the cost per iteration, timed without evaluations.
   "$root/launch/mpirun.sh" 2 mf --train "$data/u1.base" --test "$data/u1.test" --rank 10 \
     --sampler "$s" "${extra[@]}" --iterations "$iterations" --burn-in 50 --eval-every "$iterations" --quiet \
-    --out "$out/fig5/$s-timing" >"$out/fig5/$s-timing.log"
+    --overwrite --out "$out/fig5/$s-timing" >"$out/fig5/$s-timing.log"
 done
 /usr/bin/python3 "$root/bench/plot_figures.py" fig5 "$out/fig5" "$out" $samplers

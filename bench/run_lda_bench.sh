@@ -29,7 +29,7 @@ run() {  # name ranks [options...]
   local name=$1 ranks=$2
   shift 2
   echo "carousel $name ..." >&2
-  "$root/launch/mpirun.sh" "$ranks" "${common[@]}" --out "$out/$name" "$@" >"$out/$name.log"
+  "$root/launch/mpirun.sh" "$ranks" "${common[@]}" --overwrite --out "$out/$name" "$@" >"$out/$name.log"
   cat "$out/$name.log" >&2
 }
 run scir-p1 1 --sampler scir

@@ -40,7 +40,7 @@ for np in $ranks; do
   echo "== $np rank(s)"
   log="$out/lda_p$np.log"
   "$root/launch/mpirun.sh" "$np" lda --corpus "$file" --topics 50 --iterations 5 --burn-in 0 \
-    --eval-every 5 --quiet --out "$out/run_p$np" >"$log"
+    --eval-every 5 --quiet --overwrite --out "$out/run_p$np" >"$log"
   awk -v prefix="$tokens,$entries,$mb" -v np="$np" -f "$root/bench/rank_stats.awk" "$log" >>"$csv"
 done
 column -s, -t <"$csv"

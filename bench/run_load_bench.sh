@@ -39,7 +39,7 @@ for n in "${counts[@]}"; do
     echo "== $n ratings, $np rank(s)"
     log="$out/carousel_${n}_p$np.log"
     "$root/launch/mpirun.sh" "$np" mf --train "$file" --rank 32 --iterations 1 --eval-every 1 \
-      --burn-in 0 --quiet --out "$out/run_${n}_p$np" >"$log"
+      --burn-in 0 --quiet --overwrite --out "$out/run_${n}_p$np" >"$log"
     awk -v prefix="$n,$mb,carousel" -v np="$np" -f "$root/bench/rank_stats.awk" "$log" >>"$csv"
   done
   if [ -n "${LIBMF_TRAIN:-}" ]; then

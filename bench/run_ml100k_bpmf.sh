@@ -74,7 +74,7 @@ for k in 1 3; do
   for _ in $(seq "$repeats"); do
     start=$(now)
     "$root/launch/mpirun.sh" 2 mf --train "$data/u$k.base" --test "$data/u$k.test" --quiet \
-      --out "$tmp/carousel" >/dev/null
+      --overwrite --out "$tmp/carousel" >/dev/null
     wall=$(since "$start")
     rows=$(grep -v '^#' "$tmp/carousel/trace.csv" | tail -n +2)
     sampling=$(tail -1 <<<"$rows" | cut -d, -f2)

@@ -60,7 +60,7 @@ rm -f "$out/libmf.model"
 echo "== Carousel mf, defaults, K = 32, mpirun -np 2, $iterations iterations"
 start=$(now)
 "$root/launch/mpirun.sh" 2 mf --train "$data/train.txt" --test "$data/test.txt" --rank 32 \
-  --iterations "$iterations" --quiet --out "$out/carousel" | tee "$out/carousel.log"
+  --iterations "$iterations" --quiet --overwrite --out "$out/carousel" | tee "$out/carousel.log"
 wall=$(since "$start")
 sampling=$(grep -v '^#' "$out/carousel/trace.csv" | tail -1 | cut -d, -f2)
 # Start-up and loading: the whole wall time less the sampling clock of the last trace row.
@@ -105,7 +105,7 @@ for sampler in psgld sgld sghmc sgnht sgrld sgrhmc hamcmc; do
   rc=0
   "$root/launch/mpirun.sh" 2 mf --train "$data/train.txt" --test "$data/test.txt" --rank 32 \
     --sampler "$sampler" --iterations "$sampler_iterations" \
-    --burn-in $((sampler_iterations / 5)) --quiet --out "$out/s_$sampler" \
+    --burn-in $((sampler_iterations / 5)) --quiet --overwrite --out "$out/s_$sampler" \
     >"$out/s_$sampler.log" 2>&1 || rc=$?
   echo "$sampler: exit $rc; $(tail -3 "$out/s_$sampler.log" | head -1)"
   if [ -f "$out/s_$sampler/trace.csv" ]; then
