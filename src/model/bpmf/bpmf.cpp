@@ -79,7 +79,12 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
     const std::uint32_t begin = tile.row_start[r], end = tile.row_start[r + 1];
     if (begin == end) continue;
     const float* __restrict wr = w.row(r).data();
-    float* __restrict gw = lik_w.row(r).data();
+    float* __restrict gw_row = lik_w.row(r).data();
+    // The row's gradient is summed in registers (acc) when K is known at compile time and
+    // stored once per row: the same additions in the same order, so the same bits (the
+    // row's gradient starts at zero), without a load and a store of it per rating.
+    float acc[kFixed > 0 ? kFixed + 1 : 1] = {};
+    float* __restrict gw = kFixed > 0 ? acc : gw_row;
     const float b = bias ? wr[k] : 0.0f;
     for (std::uint32_t e = begin; e < end; ++e) {
       bool in_subset = false;
@@ -117,6 +122,8 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
         }
       }
     }
+    if (kFixed > 0)
+      for (int f = 0; f < k + (bias ? 1 : 0); ++f) gw_row[f] += acc[f];
   }
   return result;
 }

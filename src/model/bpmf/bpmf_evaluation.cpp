@@ -10,6 +10,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_health.hpp"
+#include "carousel/util/all_finite.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 
@@ -115,10 +116,13 @@ void BpmfModel::Impl::CheckChainHealth(const TraceRow& row) const {
 }
 
 bool BpmfModel::Impl::AllFinite() const {
+  const auto finite = [](const auto& theta) {
+    return carousel::AllFinite(theta.data(), static_cast<std::size_t>(theta.size()));
+  };
   for (const BpmfRowBlock& rb : rows_)
-    if (!rb.state.theta.allFinite()) return false;
+    if (!finite(rb.state.theta)) return false;
   for (const auto& [j, block] : cols_)
-    if (!block.theta.allFinite()) return false;
+    if (!finite(block.theta)) return false;
   return true;
 }
 
