@@ -74,7 +74,8 @@ ok "resume after SIGTERM (on 4 ranks): outputs identical to the uninterrupted ru
 
 # SIGTERM to mpirun itself: Open MPI forwards it to the ranks (which checkpoint and exit
 # 7), then ends the job with SIGKILL after a grace period and exits non-zero itself
-# (Open MPI 4.1 exits 1, not the ranks' 7). Under Slurm, scancel signals the ranks.
+# (Open MPI 4.1 exits 1, not the ranks' 7). Under Slurm, scancel signals the ranks; under
+# mpirun, SIGUSR2 (forwarded) or launch/mpirun.sh give exit 7 (tests/mpi/resume_options.sh).
 start_mpi "$T/term-mpirun.log" 2 mf "${RUN[@]}" --checkpoint-every 100 --out "$T/term-mpirun"
 wait_for_checkpoints "$T/term-mpirun" 1 "$BG_PID"
 kill -TERM "$(mpirun_pid "$BG_PID")"
