@@ -155,6 +155,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
   input.tiles = config.tiles;
   input.seed = config.seed;
+  input.topics = config.topics;  // the vocabulary limit counts the topic-word table
   io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
   const Corpus& corpus = loaded.share;
   const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);

@@ -8,6 +8,7 @@
 
 #include "carousel/comm/collective.hpp"
 #include "carousel/data/tile_grid.hpp"
+#include "carousel/io/corpus_limits.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/line_ranges.hpp"
 #include "carousel/io/repeats.hpp"
@@ -53,6 +54,7 @@ RangePlace Place(Communicator& comm, const CorpusLayout& layout, const LineCount
 struct ParsedRange {
   Pieces pieces;
   std::uint64_t entries = 0;
+  std::uint64_t tokens = 0;  // the sum of the entries' counts
   std::uint64_t max_id_plus_one = 0;
   std::optional<Error> problem;  // the first bad line; parsing stopped there
 };
@@ -62,14 +64,17 @@ ParsedRange ParseMyRange(const CorpusLayout& layout, const ByteRange& range,
   ParsedRange out;
   out.pieces.emplace_back().reserve(kPiece);
   try {
+    // The tokens before the range are not known yet: the range is held to the limit on its
+    // own here, and in file order by ThrowFirstProblem.
     ParseCorpusRange(
-        layout, range, place.first_line, input.vocab, vocab,
+        layout, range, place.first_line, 0, input.vocab, vocab,
         [&](const CorpusEntry& e) {
           if (out.pieces.back().size() == kPiece) out.pieces.emplace_back().reserve(kPiece);
           const auto doc =
               layout.uci ? e.doc : static_cast<std::uint32_t>(place.first_document + e.doc);
           out.pieces.back().push_back({doc, e.word, e.count});
           ++out.entries;
+          out.tokens += e.count;
         },
         &out.max_id_plus_one);
   } catch (const Error& e) {
@@ -78,22 +83,33 @@ ParsedRange ParseMyRange(const CorpusLayout& layout, const ByteRange& range,
   return out;
 }
 
-// Throws the first problem of this rank's range in file order: a bad line, or the entry
-// past the count NNZ of the UCI header if that comes first.
+// What the ranges before this rank's hold.
+struct Before {
+  std::uint64_t entries = 0, tokens = 0;
+};
+
+// Throws the first problem of this rank's range in file order: a bad line, the entry past
+// the count NNZ of the UCI header, or the entry whose tokens take the corpus past what the
+// job can hold. The last two are known only now, with what the ranges before hold: when
+// one lies among the entries parsed, the range is parsed again knowing that, which throws
+// the first problem.
 void ThrowFirstProblem(const CorpusLayout& layout, const ByteRange& range, const RangePlace& place,
-                       const ParsedRange& parsed, std::uint64_t entries_before) {
-  if (layout.uci) {
-    const std::uint64_t nnz = layout.uci->entries;
-    if (nnz >= entries_before && nnz < entries_before + parsed.entries) {
-      std::uint64_t seen = 0, line = 0, unused = 0;
-      ParseCorpusRange(
-          layout, range, place.first_line, "", 0,
-          [&](const CorpusEntry& e) {
-            if (entries_before + seen++ == nnz) line = e.line;
-          },
-          &unused);
-      Fail(Location{layout.path, line}, TooManyUciEntriesProblem(*layout.uci));
-    }
+                       const ParsedRange& parsed, const Before& before, const CorpusInput& input,
+                       std::size_t vocab) {
+  const std::uint64_t nnz = layout.uci ? layout.uci->entries : 0;
+  const bool past_nnz =
+      layout.uci && nnz >= before.entries && nnz < before.entries + parsed.entries;
+  // The entries parsed include one that crossed the limit on its own (parsing stopped there).
+  const bool past_tokens = before.tokens + parsed.tokens > layout.limits.max_tokens();
+  if (past_nnz || past_tokens) {
+    std::uint64_t seen = 0, unused = 0;
+    ParseCorpusRange(
+        layout, range, place.first_line, before.tokens, input.vocab, vocab,
+        [&](const CorpusEntry& e) {
+          if (past_nnz && before.entries + seen++ == nnz)
+            Fail(Location{layout.path, e.line}, TooManyUciEntriesProblem(*layout.uci));
+        },
+        &unused);
   }
   if (parsed.problem) throw *parsed.problem;
 }
@@ -224,7 +240,8 @@ std::vector<DocWord> FindDuplicatePairs(const Corpus& corpus) {
 }
 
 void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, const ByteRange& range,
-                            const RangePlace& place, const std::vector<DocWord>& mine) {
+                            const RangePlace& place, const Before& before,
+                            const std::vector<DocWord>& mine) {
   std::vector<DocWord> pairs;
   for (const std::string& part : comm.AllGather(PodBytes(mine))) AppendPods(part, pairs);
   if (pairs.empty()) return;
@@ -234,7 +251,7 @@ void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, cons
   RunCollectively(comm, [&] {
     std::uint64_t unused = 0;
     ParseCorpusRange(
-        layout, range, place.first_line, "", 0,
+        layout, range, place.first_line, before.tokens, "", 0,
         [&](const CorpusEntry& e) {
           if (std::binary_search(pairs.begin(), pairs.end(), DocWord{e.doc, e.word}))
             hits.push_back({{e.doc, e.word}, e.line});
@@ -251,6 +268,48 @@ void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, cons
   });
 }
 
+// A UCI document with more tokens than one may have (an LDA-C document is one line, held
+// to the limit as it is read): the documents each rank holds that are too long (at most
+// 1024: one is enough to fail), then, from their counts in file order found by parsing the
+// ranges again, the line at which one's running total first crosses the limit, reported
+// there as a single process reading the file would.
+void ThrowFirstLongDocument(Communicator& comm, const CorpusLayout& layout, const ByteRange& range,
+                            const RangePlace& place, const Before& before, const Corpus& share) {
+  const std::uint64_t limit = layout.limits.max_document_tokens();
+  std::vector<std::uint32_t> documents;
+  for (const std::string& part : comm.AllGather(PodBytes(LongDocuments(share, limit, 1024))))
+    AppendPods(part, documents);
+  if (documents.empty()) return;
+  std::sort(documents.begin(), documents.end());
+  struct Count {
+    std::uint64_t line;
+    std::uint32_t doc, count;
+  };
+  std::vector<Count> mine;
+  RunCollectively(comm, [&] {
+    std::uint64_t unused = 0;
+    ParseCorpusRange(
+        layout, range, place.first_line, before.tokens, "", 0,
+        [&](const CorpusEntry& e) {
+          if (std::binary_search(documents.begin(), documents.end(), e.doc))
+            mine.push_back({e.line, e.doc, e.count});
+        },
+        &unused);
+  });
+  std::vector<Count> counts;  // in file order: ranks in order, each range's in line order
+  for (const std::string& part : comm.AllGather(PodBytes(mine))) AppendPods(part, counts);
+  std::vector<std::uint64_t> tokens(documents.size(), 0);
+  RunCollectively(comm, [&] {
+    for (const Count& c : counts) {
+      const auto d = static_cast<std::size_t>(
+          std::lower_bound(documents.begin(), documents.end(), c.doc) - documents.begin());
+      if ((tokens[d] += c.count) > limit)
+        Fail(Location{layout.path, c.line},
+             DocumentTooLongProblem(c.count, tokens[d], layout.limits));
+    }
+  });
+}
+
 }  // namespace
 
 LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
@@ -261,10 +320,11 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
   ByteRange range;
   LineCounts counts;
   const auto start = std::chrono::steady_clock::now();
+  const CorpusLimits limits = JobCorpusLimits(comm, input.topics);
   RunCollectively(comm, [&] {
     RankLayout(input.tiles, comm.size());  // refuses a tile count the ranks cannot share
     if (!input.vocab.empty()) corpus.vocab = ReadVocabulary(input.vocab);
-    layout = ReadCorpusLayout(input.path, input.format, corpus.vocab.size(), input.vocab);
+    layout = ReadCorpusLayout(input.path, input.format, corpus.vocab.size(), input.vocab, limits);
     range = LineAlignedRange(input.path, ByteRange{layout.data_begin, layout.size}, comm.rank(),
                              comm.size());
     counts = CountLines(input.path, range);
@@ -275,22 +335,29 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.parsed_bytes = range.end - range.begin;
 
-  // Every range's entry count (for the NNZ checks), the largest word id, the rounds.
+  // Every range's entry count (for the NNZ checks) and tokens (for the limit), the largest
+  // word id, the rounds.
   struct Survey {
-    std::uint64_t entries, max_id_plus_one, pieces;
+    std::uint64_t entries, tokens, max_id_plus_one, pieces;
   };
-  const Survey mine{parsed.entries, parsed.max_id_plus_one, parsed.pieces.size()};
-  std::uint64_t entries_before = 0, entries = 0, max_id_plus_one = 0, rounds = 0;
+  const Survey mine{parsed.entries, parsed.tokens, parsed.max_id_plus_one, parsed.pieces.size()};
+  Before before;
+  std::uint64_t entries = 0, max_id_plus_one = 0, rounds = 0;
   const std::vector<std::string> all = comm.AllGather(PodBytes(std::vector<Survey>{mine}));
   for (int p = 0; p < comm.size(); ++p) {
     Survey s;
     std::memcpy(&s, all[static_cast<std::size_t>(p)].data(), sizeof s);
-    if (p < comm.rank()) entries_before += s.entries;
+    if (p < comm.rank()) {
+      before.entries += s.entries;
+      before.tokens += s.tokens;
+    }
     entries += s.entries;
     max_id_plus_one = std::max(max_id_plus_one, s.max_id_plus_one);
     rounds = std::max(rounds, s.pieces);
   }
-  RunCollectively(comm, [&] { ThrowFirstProblem(layout, range, place, parsed, entries_before); });
+  RunCollectively(comm, [&] {
+    ThrowFirstProblem(layout, range, place, parsed, before, input, corpus.vocab.size());
+  });
   RunCollectively(comm, [&] {
     if (layout.uci) CheckUciEntryCount(input.path, *layout.uci, entries);
     if (!layout.uci && place.documents > std::numeric_limits<std::uint32_t>::max())
@@ -309,8 +376,9 @@ LoadedCorpus LoadCorpus(Communicator& comm, const CorpusInput& input) {
   const RankLayout ranks(input.tiles, comm.size());
   ShareOut(comm, parsed.pieces, rounds, grid, ranks, corpus);
   // A UCI document's lines may lie anywhere (an LDA-C document is one line, checked as read).
-  ThrowEarliestDuplicate(comm, layout, range, place,
+  ThrowEarliestDuplicate(comm, layout, range, place, before,
                          layout.uci ? FindDuplicatePairs(corpus) : std::vector<DocWord>{});
+  if (layout.uci) ThrowFirstLongDocument(comm, layout, range, place, before, corpus);
   // Empty documents are counted by the rank of their row block.
   std::uint64_t empty = 0;
   for (int b = ranks.FirstRowBlock(comm.rank()); b < ranks.FirstRowBlock(comm.rank() + 1); ++b)

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "carousel/io/corpus_limits.hpp"
 #include "carousel/io/line_ranges.hpp"
 #include "carousel/util/error.hpp"
 
@@ -164,8 +165,9 @@ std::vector<std::string> ReadVocabularyFile(const std::string& path) {
 // ---------------------------------------------------------------------------------------
 // UCI: "D\nW\nNNZ\n" then "doc word count" lines, 1-based ids.
 
-// Reads the three header lines; `lines` is left after them.
-UciHeader ParseUciHeader(const std::string& path, Lines* lines) {
+// Reads the three header lines; `lines` is left after them. D and W are held to what the
+// job can hold: D offsets on every rank, a W x K topic-word table.
+UciHeader ParseUciHeader(const std::string& path, Lines* lines, const CorpusLimits& limits) {
   struct Field {
     const char* name;
     std::uint64_t max;
@@ -198,6 +200,12 @@ UciHeader ParseUciHeader(const std::string& path, Lines* lines) {
     }
     values[i] = ParseUnsigned(fields[0], kFields[i].max, kFields[i].name, at);
     line_numbers[i] = at.line;
+    if (i == 0 && values[0] > limits.max_documents())
+      Fail(at, TooManyDocumentsProblem(values[0], limits));
+    if (i == 1 && values[1] > limits.max_words())
+      Fail(at, TooManyWordsProblem("vocabulary size W = " + std::to_string(values[1]), values[1],
+                                   limits) +
+                   "; remap the word ids to 1..W for the W distinct words");
   }
   if (values[0] == 0) Fail({path, line_numbers[0]}, "no documents (D = 0)");
   return {values[0], values[1], values[2], line_numbers[0], line_numbers[1], line_numbers[2]};
@@ -267,10 +275,27 @@ std::uint64_t ForEachUciEntry(Lines lines, const UciHeader& header, const Vocabu
   throw Error(ExitCode::kInternal, path + ": duplicate entry found once but not again");
 }
 
-void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpus) {
+// The slow path once the CSR shows a document longer than one may be: reread the entries
+// for the line at which a document's running total first crosses the limit.
+void CheckUciDocumentLengths(Lines entry_lines, const UciHeader& header,
+                             const Vocabulary& vocabulary, const CorpusLimits& limits,
+                             const Corpus& corpus) {
+  const std::uint64_t limit = limits.max_document_tokens();
+  if (LongDocuments(corpus, limit, 1).empty()) return;
+  std::vector<std::uint64_t> tokens(header.documents, 0);
+  ForEachUciEntry(entry_lines, header, vocabulary, corpus.path,
+                  [&](std::uint32_t doc, std::uint32_t, std::uint32_t count, std::size_t line) {
+                    if ((tokens[doc] += count) > limit)
+                      Fail({corpus.path, line}, DocumentTooLongProblem(count, tokens[doc], limits));
+                  });
+  throw Error(ExitCode::kInternal, corpus.path + ": long document found once but not again");
+}
+
+void ParseUci(std::string_view text, const Vocabulary& vocabulary, const CorpusLimits& limits,
+              Corpus* corpus) {
   const std::string& path = corpus->path;
   Lines lines(text);
-  const UciHeader header = ParseUciHeader(path, &lines);
+  const UciHeader header = ParseUciHeader(path, &lines, limits);
   if (!vocabulary.path.empty() && vocabulary.size != header.words) {
     throw InputError(vocabulary.path, "the vocabulary has " + std::to_string(vocabulary.size) +
                                           " words but " + path +
@@ -289,9 +314,11 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
   word.reserve(capacity);
   count.reserve(capacity);
   bool doc_sorted = true;
+  TokenTally tokens(limits, 0);
   const std::uint64_t entries =
       ForEachUciEntry(lines, header, vocabulary, path,
-                      [&](std::uint32_t d, std::uint32_t w, std::uint32_t c, std::size_t) {
+                      [&](std::uint32_t d, std::uint32_t w, std::uint32_t c, std::size_t line) {
+                        tokens.Add(c, {path, line});
                         doc_sorted = doc_sorted && (doc_of.empty() || doc_of.back() <= d);
                         doc_of.push_back(d);
                         word.push_back(w);
@@ -327,6 +354,7 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
       FailUciDuplicate(lines, header, vocabulary, path);
     }
   }
+  CheckUciDocumentLengths(lines, header, vocabulary, limits, *corpus);
   corpus->vocabulary = static_cast<std::uint32_t>(header.words);
 }
 
@@ -346,10 +374,27 @@ void ParseUci(std::string_view text, const Vocabulary& vocabulary, Corpus* corpu
   throw Error(ExitCode::kInternal, at.path + ": duplicate word id found once but not again");
 }
 
-// One document line: its pairs appended to `word` and `count`.
-void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Location& at,
-                   EntryArray* word, EntryArray* count, std::vector<std::uint32_t>* scratch,
-                   std::uint64_t* max_id_plus_one) {
+// A word id that cannot be one: past the 32-bit ids, or (without a vocabulary file, the
+// vocabulary then being the largest id + 1) past the topic-word table the job can hold.
+// Ids like these are usually hashed or offset, which remapping mends.
+[[noreturn]] void FailWordId(std::string_view field, std::uint64_t id, const CorpusLimits& limits,
+                             const Location& at) {
+  const std::string remedy =
+      "; remap the word ids to 0..V-1 for the V distinct words (a --vocab file then names "
+      "them, line i for id i - 1)";
+  if (id > kMaxLdaCWordId)
+    Fail(at, "word id " + Quoted(field) + " is out of range (at most " +
+                 std::to_string(kMaxLdaCWordId) + ")" + remedy);
+  Fail(at, TooManyWordsProblem("word id " + std::to_string(id) + " (V = largest id + 1)", id + 1,
+                               limits) +
+               remedy);
+}
+
+// One document line: its pairs appended to `word` and `count`. Its tokens are held to
+// what one document may have.
+void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const CorpusLimits& limits,
+                   const Location& at, EntryArray* word, EntryArray* count,
+                   std::vector<std::uint32_t>* scratch, std::uint64_t* max_id_plus_one) {
   std::string_view rest = line;
   std::string_view field;
   NextField(&rest, &field);  // the line is not blank
@@ -361,8 +406,10 @@ void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Lo
   }
   const std::uint64_t expected = ParseUnsigned(field, kMaxUint32, "term count N", at);
   const bool has_vocabulary = !vocabulary.path.empty();
+  const std::uint64_t max_words = has_vocabulary ? kMaxLdaCWordId + 1 : limits.max_words();
+  const std::uint64_t max_tokens = limits.max_document_tokens();
   const std::size_t begin = word->size();
-  std::uint64_t pairs = 0;
+  std::uint64_t pairs = 0, tokens = 0;
   while (NextField(&rest, &field)) {
     ++pairs;
     const std::size_t colon = field.find(':');
@@ -370,9 +417,13 @@ void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Lo
       Fail(at, "malformed pair " + Quoted(field) + " (pair " + std::to_string(pairs) +
                    "): expected id:count");
     }
-    const std::uint64_t id = ParseUnsigned(field.substr(0, colon), kMaxLdaCWordId, "word id", at);
+    const std::string_view id_field = field.substr(0, colon);
+    const std::uint64_t id =
+        ParseUnsigned(id_field, std::numeric_limits<std::uint64_t>::max(), "word id", at);
+    if (id > kMaxLdaCWordId || id >= max_words) FailWordId(id_field, id, limits, at);
     const std::uint32_t n = ParseCount(field.substr(colon + 1), at);
     if (has_vocabulary && id >= vocabulary.size) FailOutsideVocabulary(at, id, vocabulary);
+    if ((tokens += n) > max_tokens) Fail(at, DocumentTooLongProblem(n, tokens, limits));
     *max_id_plus_one = std::max(*max_id_plus_one, id + 1);
     word->push_back(static_cast<std::uint32_t>(id));
     count->push_back(n);
@@ -386,7 +437,8 @@ void ParseLdaCLine(std::string_view line, const Vocabulary& vocabulary, const Lo
   if (HasDuplicate(words, words + size, scratch)) FailLdaCDuplicate(words, size, at);
 }
 
-void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corpus) {
+void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, const CorpusLimits& limits,
+               Corpus* corpus) {
   const std::size_t pairs_hint =
       static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
   corpus->word.reserve(pairs_hint);
@@ -396,6 +448,7 @@ void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corp
   const bool has_vocabulary = !vocabulary.path.empty();
   std::uint64_t max_id_plus_one = 0;
   std::vector<std::uint32_t> scratch;
+  TokenTally tokens(limits, 0);
   Lines lines(text);
   std::string_view line;
   while (lines.Next(&line)) {
@@ -404,7 +457,10 @@ void ParseLdaC(std::string_view text, const Vocabulary& vocabulary, Corpus* corp
     if (corpus->doc_start.size() - 1 == kMaxUint32) {
       Fail(at, "more than " + std::to_string(kMaxUint32) + " documents");
     }
-    ParseLdaCLine(line, vocabulary, at, &corpus->word, &corpus->count, &scratch, &max_id_plus_one);
+    const std::size_t begin = corpus->count.size();
+    ParseLdaCLine(line, vocabulary, limits, at, &corpus->word, &corpus->count, &scratch,
+                  &max_id_plus_one);
+    for (std::size_t k = begin; k < corpus->count.size(); ++k) tokens.Add(corpus->count[k], at);
     corpus->doc_start.push_back(corpus->word.size());
   }
   corpus->vocabulary =
@@ -462,9 +518,11 @@ std::vector<std::string> ReadVocabulary(const std::string& path) {
 }
 
 CorpusLayout ReadCorpusLayout(const std::string& path, CorpusFormat format,
-                              std::size_t vocabulary_size, const std::string& vocab_path) {
+                              std::size_t vocabulary_size, const std::string& vocab_path,
+                              const CorpusLimits& limits) {
   CorpusLayout layout;
   layout.path = path;
+  layout.limits = limits;
   layout.size = FileSize(path);
   // As much of the head as holds the first non-blank line and, for UCI, the header.
   for (std::uint64_t bytes = 1 << 16;; bytes *= 4) {
@@ -484,7 +542,7 @@ CorpusLayout ReadCorpusLayout(const std::string& path, CorpusFormat format,
     Lines lines(complete);
     UciHeader header{};
     try {
-      header = ParseUciHeader(path, &lines);
+      header = ParseUciHeader(path, &lines, limits);
     } catch (const Error&) {
       // Only a head that ends within the header's three lines may have cut it short.
       Lines all(complete);
@@ -514,10 +572,12 @@ CorpusLayout ReadCorpusLayout(const std::string& path, CorpusFormat format,
 }
 
 void ParseCorpusRange(const CorpusLayout& layout, const ByteRange& range, std::size_t first_line,
-                      const std::string& vocab_path, std::size_t vocabulary_size,
+                      std::uint64_t tokens_before, const std::string& vocab_path,
+                      std::size_t vocabulary_size,
                       const std::function<void(const CorpusEntry&)>& on_entry,
                       std::uint64_t* max_id_plus_one) {
   const Vocabulary vocabulary{vocab_path, vocabulary_size};
+  TokenTally tokens(layout.limits, tokens_before);
   constexpr std::size_t kPieceBytes = std::size_t{16} << 20;
   std::size_t line_base = first_line - 1;  // lines before the current piece
   std::uint32_t document = 0;              // LDA-C: documents of the range so far
@@ -529,22 +589,43 @@ void ParseCorpusRange(const CorpusLayout& layout, const ByteRange& range, std::s
     while (lines.Next(&line)) {
       if (IsBlankLine(line)) continue;
       const Location at{layout.path, line_base + lines.number()};
+      // An entry's tokens are counted after the caller has seen it, as ReadCorpus does after
+      // its checks of the entry (the count NNZ).
       if (layout.uci) {
-        on_entry(ParseUciLine(line, *layout.uci, vocabulary, at, false));
+        const CorpusEntry entry = ParseUciLine(line, *layout.uci, vocabulary, at, false);
+        on_entry(entry);
+        tokens.Add(entry.count, at);
         continue;
       }
       words.clear();
       counts.clear();
-      ParseLdaCLine(line, vocabulary, at, &words, &counts, &scratch, max_id_plus_one);
-      for (std::size_t k = 0; k < words.size(); ++k)
+      ParseLdaCLine(line, vocabulary, layout.limits, at, &words, &counts, &scratch,
+                    max_id_plus_one);
+      for (std::size_t k = 0; k < words.size(); ++k) {
         on_entry({document, words[k], counts[k], at.line});
+        tokens.Add(counts[k], at);
+      }
       ++document;
     }
     line_base += lines.number();
   });
 }
 
-Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, CorpusFormat format) {
+std::vector<std::uint32_t> LongDocuments(const Corpus& corpus, std::uint64_t limit,
+                                         std::size_t at_most) {
+  std::vector<std::uint32_t> documents;
+  const std::size_t count = corpus.doc_start.empty() ? 0 : corpus.doc_start.size() - 1;
+  for (std::uint32_t d = 0; d < count && documents.size() < at_most; ++d) {
+    std::uint64_t tokens = 0;
+    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+      tokens += corpus.count[e];
+    if (tokens > limit) documents.push_back(d);
+  }
+  return documents;
+}
+
+Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, CorpusFormat format,
+                  const CorpusLimits& limits) {
   const std::string contents = ReadWholeFile(path);
   const std::string_view text = StripByteOrderMark(contents);
   if (IsBlankText(text)) throw InputError(path, "empty file: no documents");
@@ -555,9 +636,9 @@ Corpus ReadCorpus(const std::string& path, const std::string& vocab_path, Corpus
   if (!vocab_path.empty()) corpus.vocab = ReadVocabularyFile(vocab_path);
   const Vocabulary vocabulary{vocab_path, corpus.vocab.size()};
   if (corpus.format == CorpusFormat::kLdaC) {
-    ParseLdaC(text, vocabulary, &corpus);
+    ParseLdaC(text, vocabulary, limits, &corpus);
   } else {
-    ParseUci(text, vocabulary, &corpus);
+    ParseUci(text, vocabulary, limits, &corpus);
   }
 
   corpus.documents = static_cast<std::uint32_t>(corpus.doc_start.size() - 1);

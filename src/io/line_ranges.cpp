@@ -1,31 +1,22 @@
 #include "carousel/io/line_ranges.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
+#include "carousel/io/input_source.hpp"
 #include "carousel/io/text_input.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
 namespace {
 
-using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
-
-File Open(const std::string& path) {
-  errno = 0;
-  File file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  return file;
-}
-
-void Seek(std::FILE* file, const std::string& path, std::uint64_t offset) {
-  if (std::fseek(file, static_cast<long>(offset), SEEK_SET) != 0)
-    throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+std::unique_ptr<InputSource> OpenAt(const std::string& path, std::uint64_t offset) {
+  std::unique_ptr<InputSource> source = InputSource::Open(path);
+  source->Seek(offset);
+  return source;
 }
 
 // The first line start at or after `offset`: offset itself if the byte before it ends a
@@ -33,18 +24,13 @@ void Seek(std::FILE* file, const std::string& path, std::uint64_t offset) {
 std::uint64_t LineStartAtOrAfter(const std::string& path, std::uint64_t size,
                                  std::uint64_t offset) {
   if (offset == 0 || offset >= size) return offset >= size ? size : 0;
-  File file = Open(path);
-  Seek(file.get(), path, offset - 1);
+  const std::unique_ptr<InputSource> source = OpenAt(path, offset - 1);
   constexpr std::size_t kChunk = 4096;
   char buffer[kChunk];
   std::uint64_t at = offset - 1;
   for (;;) {
-    const std::size_t got = std::fread(buffer, 1, kChunk, file.get());
-    if (got == 0) {
-      if (std::ferror(file.get()))
-        throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-      return size;
-    }
+    const std::size_t got = source->Read(buffer, kChunk);
+    if (got == 0) return size;
     if (const void* nl = std::memchr(buffer, '\n', got))
       return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - buffer) + 1;
     at += got;
@@ -57,9 +43,7 @@ std::uint64_t FileSize(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw InputError(path, "cannot read: Is a directory");
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) throw InputError(path, "cannot open: " + error.message());
-  return size;
+  return InputSource::Open(path)->Size();
 }
 
 ByteRange LineAlignedRange(const std::string& path, std::uint64_t size, int part, int parts) {
@@ -88,17 +72,15 @@ ByteRange LineAlignedRange(const std::string& path, const ByteRange& whole, int 
 void ReadRangeInPieces(const std::string& path, const ByteRange& range, std::size_t chunk_bytes,
                        const std::function<void(std::string_view)>& consume) {
   if (range.end <= range.begin) return;
-  File file = Open(path);
-  Seek(file.get(), path, range.begin);
+  const std::unique_ptr<InputSource> source = OpenAt(path, range.begin);
   std::string buffer;
   std::uint64_t left = range.end - range.begin;
   std::size_t kept = 0;  // bytes of an unfinished line carried over from the last piece
   while (left > 0) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, left));
     buffer.resize(kept + want);
-    if (std::fread(buffer.data() + kept, 1, want, file.get()) != want)
-      throw InputError(path, std::string("cannot read: ") +
-                                 (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));
+    if (source->Read(buffer.data() + kept, want) != want)
+      throw InputError(path, "cannot read: file shrank");
     left -= want;
     const std::size_t filled = kept + want;
     const std::size_t last_newline = std::string_view(buffer.data(), filled).rfind('\n');
@@ -130,11 +112,8 @@ LineCounts CountLines(const std::string& path, const ByteRange& range) {
 std::string ReadFileRange(const std::string& path, const ByteRange& range) {
   std::string text(range.end - range.begin, '\0');
   if (text.empty()) return text;
-  File file = Open(path);
-  Seek(file.get(), path, range.begin);
-  if (std::fread(text.data(), 1, text.size(), file.get()) != text.size())
-    throw InputError(path, std::string("cannot read: ") +
-                               (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));
+  if (OpenAt(path, range.begin)->Read(text.data(), text.size()) != text.size())
+    throw InputError(path, "cannot read: file shrank");
   return text;
 }
 

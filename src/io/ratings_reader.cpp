@@ -72,7 +72,7 @@ std::size_t SplitOnBlanks(std::string_view line, Fields* fields) {
   return count;
 }
 
-// Splits on `separator` ("," or "::"), trimming blanks around each field.
+// Splits on `separator` ("::"), trimming blanks around each field.
 std::size_t SplitOn(std::string_view line, std::string_view separator, Fields* fields) {
   std::size_t count = 0;
   for (;;) {
@@ -83,12 +83,49 @@ std::size_t SplitOn(std::string_view line, std::string_view separator, Fields* f
   }
 }
 
-std::size_t Split(std::string_view line, RatingsFormat format, Fields* fields) {
+// Splits a CSV line on commas, trimming blanks around each field. A field wholly enclosed
+// in double quotes (RFC 4180, as spreadsheets and pandas write "1","2","3.5") is taken
+// without them; a comma inside is part of it and a quote is written twice (neither makes a
+// number, but the line still splits as the writer meant). A rating is one line, so a quote
+// still open at the end of the line is an error.
+std::size_t SplitCsv(std::string_view line, At at, Fields* fields) {
+  std::size_t count = 0;
+  for (;;) {
+    std::size_t start = 0;
+    while (start < line.size() && IsBlankChar(line[start])) ++start;
+    if (start == line.size() || line[start] != '"') {  // unquoted: as every CSV before
+      const std::size_t end = line.find(',');
+      Store(Trim(line.substr(0, end)), count++, fields);
+      if (end == std::string_view::npos) return count;
+      line.remove_prefix(end + 1);
+      continue;
+    }
+    std::size_t close = start + 1;  // the closing quote: one not followed by another
+    for (;; close += 2) {
+      close = line.find('"', close);
+      if (close == std::string_view::npos)
+        Fail(at, "unterminated quote in field " + std::to_string(count + 1) + " " +
+                     Quoted(Trim(line.substr(start))));
+      if (close + 1 == line.size() || line[close + 1] != '"') break;
+    }
+    Store(line.substr(start + 1, close - start - 1), count++, fields);
+    std::size_t end = close + 1;
+    while (end < line.size() && IsBlankChar(line[end])) ++end;
+    if (end == line.size()) return count;
+    if (line[end] != ',')
+      Fail(at, "stray characters after the closing quote of field " + std::to_string(count) + " " +
+                   Quoted(Trim(line.substr(start, line.find(',', end) - start))) +
+                   ": a quoted field must be wholly enclosed in double quotes");
+    line.remove_prefix(end + 1);
+  }
+}
+
+std::size_t Split(std::string_view line, RatingsFormat format, At at, Fields* fields) {
   switch (format) {
     case RatingsFormat::kMovieLens:
       return SplitOn(line, "::", fields);
     case RatingsFormat::kCsv:
-      return SplitOn(line, ",", fields);
+      return SplitCsv(line, at, fields);
     default:
       return SplitOnBlanks(line, fields);
   }
@@ -103,6 +140,15 @@ bool IsNumber(std::string_view field) {
   const auto [end, error] = std::from_chars(field.data(), last, value);
   return end == last && !field.empty() &&
          (error == std::errc() || error == std::errc::result_out_of_range);
+}
+
+// What a field that failed to parse is, for the message: a quote in it can only be a stray
+// one (SplitCsv takes a wholly quoted field out of its quotes).
+std::string NonNumeric(const char* what, std::string_view field) {
+  std::string problem = "non-numeric " + std::string(what) + " " + Quoted(field);
+  if (field.find('"') != std::string_view::npos)
+    problem += " (a stray '\"': only a CSV field wholly enclosed in double quotes is read)";
+  return problem;
 }
 
 // Ids are non-negative integers; `what` names the field ("user id", "row index", ...).
@@ -120,7 +166,7 @@ std::int64_t ParseId(std::string_view field, const char* what, At at) {
     Fail(at, what + (" " + Quoted(field)) + " is out of range");
   }
   if (IsNumber(field)) Fail(at, "non-integer " + std::string(what) + " " + Quoted(field));
-  Fail(at, "non-numeric " + std::string(what) + " " + Quoted(field));
+  Fail(at, NonNumeric(what, field));
 }
 
 double ParseRating(std::string_view field, At at) {
@@ -129,7 +175,7 @@ double ParseRating(std::string_view field, At at) {
   const auto [end, error] = std::from_chars(field.data(), last, value);
   if (field.empty() || end != last ||
       (error != std::errc() && error != std::errc::result_out_of_range)) {
-    Fail(at, "non-numeric rating " + Quoted(field));
+    Fail(at, NonNumeric("rating", field));
   }
   if (error == std::errc::result_out_of_range) {
     Fail(at, "rating " + Quoted(field) + " is out of the range of a double");
@@ -171,7 +217,7 @@ bool NoFieldIsNumeric(const Fields& fields, std::size_t count) {
 bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_data_line, At at,
                         RawRating* rating) {
   Fields fields;
-  const std::size_t count = Split(line, format, &fields);
+  const std::size_t count = Split(line, format, at, &fields);
   // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
   // Elsewhere a non-numeric first line is more likely the wrong file or format.
   if (first_data_line && NoFieldIsNumeric(fields, count)) {

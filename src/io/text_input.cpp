@@ -1,23 +1,19 @@
 #include "carousel/io/text_input.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
+#include "carousel/io/input_source.hpp"
+
 namespace carousel::io {
 
 std::string ReadWholeFile(const std::string& path) {
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  const std::unique_ptr<InputSource> source = InputSource::Open(path);
 
   // Read in chunks rather than trusting the size: the file may be a pipe or still growing.
   // The size is a capacity hint, with one spare chunk so that the last (short) read does
-  // not reallocate and copy the whole buffer.
+  // not reallocate and copy the whole buffer (for gzip, a first guess).
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   std::string text;
   std::error_code size_error;
@@ -27,14 +23,10 @@ std::string ReadWholeFile(const std::string& path) {
   for (;;) {
     const std::size_t used = text.size();
     text.resize(used + kChunk);
-    const std::size_t got = std::fread(text.data() + used, 1, kChunk, file.get());
+    // A directory opens fine on Linux and fails in Open or here with EISDIR.
+    const std::size_t got = source->Read(text.data() + used, kChunk);
     text.resize(used + got);
-    if (got == kChunk) continue;
-    // A directory opens fine on Linux and fails here with EISDIR.
-    if (std::ferror(file.get())) {
-      throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-    }
-    return text;
+    if (got < kChunk) return text;
   }
 }
 

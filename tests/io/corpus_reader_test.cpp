@@ -181,7 +181,7 @@ TEST_F(CorpusReader, RangesParsedApartGiveTheWholeFile) {
         const ByteRange range =
             LineAlignedRange(path, ByteRange{layout.data_begin, layout.size}, p, parts);
         ParseCorpusRange(
-            layout, range, first_line, "", 0,
+            layout, range, first_line, 0, "", 0,
             [&](const CorpusEntry& e) {
               words[layout.uci ? e.doc : first_doc + e.doc].push_back(e.word);
             },

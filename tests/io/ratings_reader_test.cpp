@@ -147,6 +147,40 @@ TEST_F(RatingsReader, ReadsCsvWithByteOrderMark) {
   ExpectRating(file.ratings[0], 1, 2, 3.0, 2);
 }
 
+// RFC 4180 quoting, as spreadsheets and pandas (QUOTE_ALL, QUOTE_NONNUMERIC) write it: a
+// field wholly enclosed in double quotes is read without them, on any line.
+TEST_F(RatingsReader, ReadsCsvWithQuotedFields) {
+  const RatingsFile file = ReadRatings(
+      Write("q.csv", "\"1\",\"2\",\"3.5\"\n\"1\",3,\"4\"\r\n 2 , \"5\" ,1,\"978300760\"\n"));
+  EXPECT_EQ(file.format, RatingsFormat::kCsv);
+  ASSERT_EQ(file.ratings.size(), 3u);  // the first line is a rating: its fields are numbers
+  ExpectRating(file.ratings[0], 1, 2, 3.5, 1);
+  ExpectRating(file.ratings[1], 1, 3, 4.0, 2);
+  ExpectRating(file.ratings[2], 2, 5, 1.0, 3);
+}
+
+TEST_F(RatingsReader, AQuotedHeaderIsAHeader) {
+  const RatingsFile file =
+      ReadRatings(Write("h.csv", "\"userId\",\"movie, id\",\"rating\"\n\"1\",\"2\",\"3\"\n"));
+  ASSERT_EQ(file.ratings.size(), 1u);
+  ExpectRating(file.ratings[0], 1, 2, 3.0, 2);
+}
+
+TEST_F(RatingsReader, BadQuotesAreErrorsAtTheirLine) {
+  EXPECT_TRUE(FailsWith("a.csv", "1,2,3\n\"1,2,3\n", 2, "unterminated quote in field 1 '\"1,2,3'"));
+  EXPECT_TRUE(FailsWith("b.csv", "1,2,3\n1,\"2\",\"3\n", 2, "unterminated quote in field 3"));
+  EXPECT_TRUE(FailsWith("c.csv", "1,2,3\n\"1\"x,2,3\n", 2,
+                        "stray characters after the closing quote of field 1 '\"1\"x'"));
+  EXPECT_TRUE(FailsWith("d.csv", "1,2,3\n1,2\"x,3\n", 2, "non-numeric item id '2\"x' (a stray"));
+  EXPECT_TRUE(FailsWith("e.csv", "1,2,3\n1,2,3.5\"\n", 2, "non-numeric rating '3.5\"' (a stray"));
+  // Quoted, a comma or a doubled quote is part of the field: no number.
+  EXPECT_TRUE(FailsWith("f.csv", "1,2,3\n\"1,5\",2,3\n", 2, "non-numeric user id '1,5'"));
+  EXPECT_TRUE(FailsWith("g.csv", "1,2,3\n\"1\"\"\",2,3\n", 2, "non-numeric user id '1\"\"'"));
+  EXPECT_TRUE(FailsWith("h.csv", "1,2,3\n\"\",2,3\n", 2, "empty user id"));
+  // The first line too: an unterminated quote is no header.
+  EXPECT_TRUE(FailsWith("i.csv", "\"user,\"item\",\"rating\n1,2,3\n", 1, "stray characters"));
+}
+
 TEST_F(RatingsReader, ReadsMatrixMarketKeepingOneBasedIds) {
   const RatingsFile file =
       ReadRatings(Write("m.mtx",
@@ -411,6 +445,7 @@ TEST_F(RatingsReader, RangesParsedApartGiveTheWholeFileWithItsLineNumbers) {
       {"ws.txt", "\n196\t242\t3\n\n186 302 3.5\n22 377 1\n244 51 2"},
       {"h.csv", "\xEF\xBB\xBFuserId,movieId,rating\r\n1,2,3.5\r\n\r\n3,4,5\r\n5,6,1\r\n"},
       {"m.dat", "1::2::5::0\r\n3::4::1.5::0\r\n"},
+      {"q.csv", "\"u\",\"i\",\"r\"\n\"1\",\"2\",\"3.5\"\n3,\"4\",5\n\n\"5\",6,\"1\"\n"},
       {"m.mtx",
        "%%MatrixMarket matrix coordinate real general\n% comment\n\n4 4 3\n1 1 5\n"
        "%x\n2 3 1\n4 4 2\n"}};

@@ -6,6 +6,9 @@
 # and Reuters (LDA-C) corpora are read and run for a few iterations, and a vocabulary of
 # the wrong size for each is refused. (Every parse error of the readers is covered by
 # tests/io/corpus_reader_test.cpp; here one or two of each kind, through the whole job.)
+# A corpus larger than the model can count or the machine can hold is refused at the line
+# that crosses the limit (tests/io/corpus_limits_test.cpp), and gzip corpora read as the
+# plain files.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_lda_data
@@ -99,6 +102,95 @@ expect_fail_mpi 3 "$REUTERS/reuters.ldac:" 2 lda --corpus "$REUTERS/reuters.ldac
   --vocab "$T/reuters.short" "${SMALL[@]}" --out "$T/out"
 expect_message_has "outside the vocabulary of 100 words"
 ok "reuters.ldac with 100 of its $reuters_words words: exit 3: $EXPECT_FAIL_MESSAGE"
+
+# ---------------------------------------------------------------------------------------
+# Limits (issue #12, io/corpus_limits.hpp): what the model counts in its types, and what
+# the physical memory holds (every rank of this job is on this machine). Counts are sized
+# from the memory, so that each case crosses where it should on any machine.
+memory=$(($(getconf _PHYS_PAGES) * $(getconf PAGE_SIZE)))
+max_tokens=$((memory / 6))             # 6 bytes a token (word, topic)
+max_document=$((memory / 22))          # and 16 more while its document is built
+((max_document > 4294967295)) && max_document=4294967295 # 32-bit topic counts
+note "physical memory $memory bytes: at most $max_tokens tokens, $max_document in a document"
+
+# Past the 32-bit topic counts of a document, or its memory first: at the pair that crosses.
+printf '1 0:5\n2 0:3000000000 1:3000000000\n' >"$T/long.ldac"
+bad_corpus "$T/long.ldac:2:" "count 3000000000 takes its document to" "$T/long.ldac"
+# The issue's case, one count of 4e9, where it cannot be built (82 GiB).
+printf '2 0:1 2:4000000000\n1 1:2\n' >"$T/count4e9.ldac"
+if ((4000000001 * 22 > memory)); then
+  bad_corpus "$T/count4e9.ldac:1:" "82.0 GiB while the document is built" "$T/count4e9.ldac"
+else
+  note "count4e9.ldac: skipped, a document of 4e9 tokens fits this machine"
+fi
+
+# The corpus: 100 documents of c tokens; the one that takes it past max_tokens is named,
+# at any rank count (each rank parses its range apart, and learns the tokens before it).
+c=$((max_tokens / 60 + 1))
+if ((c <= max_document)); then
+  awk -v c="$c" 'BEGIN { for (d = 0; d < 100; d++) print "1 " d % 7 ":" c }' >"$T/tokens.ldac"
+  line=$((max_tokens / c + 1))
+  for np in 1 2 4; do
+    expect_fail_mpi 3 "$T/tokens.ldac:$line: count $c takes the corpus to $((line * c)) tokens" \
+      "$np" lda --corpus "$T/tokens.ldac" "${SMALL[@]}" --out "$T/out"
+  done
+  expect_message_has "physical memory"
+  ok "tokens past the memory: the same file:line on 1, 2 and 4 ranks: $EXPECT_FAIL_MESSAGE"
+fi
+
+# A UCI document whose two lines, far apart, hold more tokens than a document may have:
+# named at the second, at any rank count (the document is put together across ranges).
+half=$((max_document / 2 + 1))
+{
+  printf '50\n10\n100\n1 1 %d\n' "$half"
+  for d in $(seq 2 50); do printf '%d 1 1\n%d 2 1\n' "$d" "$d"; done
+  printf '1 3 %d\n' "$half"
+} >"$T/long.uci"
+for np in 1 3 4; do
+  expect_fail_mpi 3 "$T/long.uci:103: count $half takes its document to $((2 * half)) tokens" \
+    "$np" lda --corpus "$T/long.uci" "${SMALL[@]}" --out "$T/out"
+done
+ok "a UCI document too long across ranges: the same file:line on 1, 3 and 4 ranks: $EXPECT_FAIL_MESSAGE"
+
+# Word ids: V is the largest LDA-C id + 1 and the topic-word table V x K doubles (two per
+# word and topic, for one topic at least). Past the 32-bit ids on any machine.
+printf '1 0:1\n2 3:1 4294967295:2\n' >"$T/id-type.ldac"
+bad_corpus "$T/id-type.ldac:2:" "remap the word ids" "$T/id-type.ldac"
+printf '1 0:1\n2 3:1 4294967290:2\n' >"$T/id-memory.ldac"
+printf '2\n4294967295\n2\n1 1 1\n2 4294967295 1\n' >"$T/w-memory.uci"
+printf '4000000000\n5\n2\n1 1 2\n2 4 1\n' >"$T/d-memory.uci"
+if ((4294967291 * 16 > memory)); then
+  bad_corpus "$T/id-memory.ldac:2:" "word id 4294967290 (V = largest id + 1)" "$T/id-memory.ldac"
+  expect_message_has "--vocab" "physical memory"
+  bad_corpus "$T/w-memory.uci:2:" "vocabulary size W = 4294967295" "$T/w-memory.uci"
+else
+  note "id-memory.ldac, w-memory.uci: skipped, a table of 2^32 words fits this machine"
+fi
+if ((4000000000 * 8 * 2 > memory)); then
+  bad_corpus "$T/d-memory.uci:1:" "number of documents D = 4000000000" "$T/d-memory.uci"
+fi
+
+# ---------------------------------------------------------------------------------------
+# gzip corpora and vocabularies (issue #12), known by their first bytes: the same run as
+# from the plain files, on 1 and 2 ranks.
+gzip -c "$KOS/docword.kos.txt" >"$T/kos.gz"
+gzip -c "$KOS/vocab.kos.txt" >"$T/kos-vocab.txt"
+gzip -c "$REUTERS/reuters.ldac" >"$T/reuters.ldac.gz"
+KOS_RUN=(--topics 10 --tiles 2 --minibatch 100 --iterations 4 --burn-in 2 --eval-every 4
+  --eval-sweeps 2 --quiet)
+run_ok kos-plain 2 lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" \
+  "${KOS_RUN[@]}" --out "$T/kos-plain"
+for np in 1 2; do
+  run_ok "kos-gz-p$np" "$np" lda --corpus "$T/kos.gz" --vocab "$T/kos-vocab.txt" "${KOS_RUN[@]}" \
+    --out "$T/kos-gz-p$np"
+  same_lda_outputs "$T/kos-plain" "$T/kos-gz-p$np" "KOS gzip on $np rank(s)"
+done
+run_ok reuters-plain 2 lda --corpus "$REUTERS/reuters.ldac" "${KOS_RUN[@]}" --out "$T/reuters-plain"
+run_ok reuters-gz 2 lda --corpus "$T/reuters.ldac.gz" "${KOS_RUN[@]}" --out "$T/reuters-gz"
+same_lda_outputs "$T/reuters-plain" "$T/reuters-gz" "Reuters gzip"
+ok "gzip corpora (UCI, LDA-C) and vocabulary on 1 and 2 ranks: outputs identical to the plain files"
+head -c 100000 "$T/kos.gz" >"$T/kos-cut.gz"
+bad_corpus "$T/kos-cut.gz: cannot decompress: unexpected end of file" "gzip" "$T/kos-cut.gz"
 
 # ---------------------------------------------------------------------------------------
 # Bad options: exit 2, naming the option.

@@ -3,7 +3,9 @@
 // file); line numbers and LDA-C document ids come from prefix sums of the ranges' line
 // counts; every entry then travels once, in rounds of bounded size, to the rank that runs
 // its document's row block. A UCI document whose lines are spread over ranges is put back
-// together in file order; duplicate entries are found there and named by both lines.
+// together in file order; duplicate entries are found there and named by both lines, and so
+// is a document longer than the model can hold. What the corpus may hold is the job's
+// (corpus_limits.hpp).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,7 @@ struct CorpusInput {
   CorpusFormat format = CorpusFormat::kAuto;
   int tiles = 1;  // blocks of the tile grid (documents x vocabulary) the corpus is shared on
   std::uint64_t seed = 1;
+  int topics = 0;  // K, for the size of the topic-word table (corpus_limits.hpp); 0: unknown
 };
 
 struct LoadedCorpus {

@@ -7,6 +7,9 @@
 //
 // The rating loader (mf_loader.hpp) cuts the entries' part of a file this way and streams
 // each range in chunks of whole lines, so a rank never holds its range's text whole.
+//
+// Bytes and sizes here are of the text the readers see (input_source.hpp): a gzip file's
+// decompressed text, whose ranges are cut as the plain file's would be.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +49,8 @@ LineCounts CountLines(const std::string& path, const ByteRange& range);
 // The bytes [range.begin, range.end) of `path`.
 std::string ReadFileRange(const std::string& path, const ByteRange& range);
 
-// The size of `path` in bytes; InputError(path, ...) for a missing file or a directory.
+// The size of `path`'s text in bytes (for gzip, a pass over the file); InputError(path, ...)
+// for a missing file or a directory.
 std::uint64_t FileSize(const std::string& path);
 
 }  // namespace carousel::io

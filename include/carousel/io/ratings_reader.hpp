@@ -23,7 +23,8 @@ enum class RatingsFormat {
   kAuto,          // decide from the extension and the first data line
   kMovieLens,     // user::item::rating[::timestamp]   (ml-1m ratings.dat)
   kWhitespace,    // user item rating [timestamp], spaces or tabs   (ml-100k u.data)
-  kCsv,           // user,item,rating[,timestamp], optional header line   (ml-latest)
+  kCsv,           // user,item,rating[,timestamp], optional header line, fields may be
+                  // "quoted" (RFC 4180)   (ml-latest, spreadsheets, pandas)
   kMatrixMarket,  // %%MatrixMarket matrix coordinate real general, 1-based indices
 };
 
