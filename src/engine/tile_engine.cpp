@@ -3,6 +3,7 @@
 #include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <chrono>
+#include <limits>
 #include <map>
 
 #include "carousel/engine/iteration_control.hpp"
@@ -128,6 +129,7 @@ void TileEngine::Impl::Evaluate(std::uint64_t t) {
 bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
   if (init_pending_) model_.FinishInit();
   init_pending_ = false;
+  std::uint64_t last_checkpoint = std::numeric_limits<std::uint64_t>::max();  // none yet
   while (iteration_ < options_.iterations) {
     const std::uint64_t t = iteration_;
     Step(t);
@@ -139,12 +141,13 @@ bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
     }
     if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
 
-    const IterationVerdict verdict =
-        AgreeAfterIteration(comm_, callbacks.requests(), model_.AllFinite(), iteration_,
-                            options_.checkpoint_every, [&] { return model_.DivergenceHint(t); });
+    const IterationVerdict verdict = AgreeAfterIteration(
+        comm_, callbacks.requests(), model_.AllFinite(), iteration_, options_.checkpoint_every,
+        last_checkpoint, [&] { return model_.DivergenceHint(t); });
     if (verdict.checkpoint) {
       const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
       if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
+      last_checkpoint = iteration_;
     }
     if (verdict.stop) return false;
   }

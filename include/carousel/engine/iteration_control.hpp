@@ -21,10 +21,14 @@ struct IterationVerdict {
   bool stop = false;        // stop after that checkpoint
 };
 
-// Collective. If any rank reports !finite, every rank throws Error(kDiverged) with
-// "the chain diverged at iteration N: " + hint(), printed by the lowest diverged rank.
+// Collective. A checkpoint is due at every checkpoint_every-th iteration, on a stop request
+// and on a checkpoint request, except one at the iteration right after `last_checkpoint`
+// (the same signal, taken by some rank one exchange late). If any rank reports !finite, every rank
+// throws Error(kDiverged) with "the chain diverged at iteration N: " + hint(), printed by the
+// lowest diverged rank.
 IterationVerdict AgreeAfterIteration(Communicator& comm, int local_requests, bool finite,
                                      std::uint64_t iteration, std::uint64_t checkpoint_every,
+                                     std::uint64_t last_checkpoint,
                                      const std::function<std::string()>& hint);
 
 }  // namespace carousel
