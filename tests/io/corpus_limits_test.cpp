@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -15,6 +13,8 @@
 #include "carousel/model/lda/lda_gibbs.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/util/error.hpp"
+
+#include "scratch_dir_test.hpp"
 
 namespace carousel::io {
 namespace {
@@ -64,19 +64,8 @@ CorpusLimits Memory(std::uint64_t memory, int topics = 0) {
   return LimitsOfRanks({{"host", memory}}, topics);
 }
 
-class CorpusLimitsReader : public testing::Test {
+class CorpusLimitsReader : public ScratchDirTest {
  protected:
-  ~CorpusLimitsReader() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Write(const std::string& name, const std::string& contents) {
-    const std::string path = (fs::path(dir_) / name).string();
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-
   // Reads `contents` under `limits`: fails at `line` with every one of `words`, in order.
   testing::AssertionResult FailsWith(const std::string& contents, const CorpusLimits& limits,
                                      std::size_t line, const std::vector<std::string>& words) {
@@ -99,12 +88,6 @@ class CorpusLimitsReader : public testing::Test {
     }
     return testing::AssertionFailure() << "no error";
   }
-
-  const std::string dir_ = [] {
-    std::string pattern = (fs::path(testing::TempDir()) / "carousel_limits_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    return pattern;
-  }();
 };
 
 // Room for 100 tokens (documents of up to 27): the entry that brings the 101st is refused,

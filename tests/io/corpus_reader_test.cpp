@@ -3,8 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,19 +10,14 @@
 
 #include "carousel/util/error.hpp"
 
+#include "scratch_dir_test.hpp"
+
 namespace carousel::io {
 namespace {
 
 namespace fs = std::filesystem;
 
 using Words = EntryArray;  // word ids or counts, as Corpus holds them
-
-// A fresh directory per test, so tests can run in parallel and leave nothing behind.
-std::string MakeTempDir() {
-  std::string pattern = (fs::path(testing::TempDir()) / "carousel_corpus_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
-  return pattern;
-}
 
 // Document d's words and counts, in CSR order.
 Words WordsOf(const Corpus& corpus, std::uint32_t d) {
@@ -61,20 +54,8 @@ void ExpectWellFormed(const Corpus& corpus) {
   }
 }
 
-class CorpusReader : public testing::Test {
+class CorpusReader : public ScratchDirTest {
  protected:
-  ~CorpusReader() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  // Writes `contents` byte for byte (no newline translation) and returns the path.
-  std::string Write(const std::string& name, const std::string& contents) {
-    const std::string path = (fs::path(dir_) / name).string();
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-
   Corpus Read(const std::string& contents, CorpusFormat format = CorpusFormat::kAuto,
               const std::string& vocab_path = "") {
     const Corpus corpus = ReadCorpus(Write("corpus.txt", contents), vocab_path, format);
@@ -117,8 +98,6 @@ class CorpusReader : public testing::Test {
     }
     return testing::AssertionFailure() << "no error reading " << path;
   }
-
-  const std::string dir_ = MakeTempDir();
 };
 
 // --- Format names -----------------------------------------------------------------------

@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -17,16 +15,12 @@
 #include "carousel/io/text_input.hpp"
 #include "carousel/util/error.hpp"
 
+#include "scratch_dir_test.hpp"
+
 namespace carousel::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string MakeTempDir() {
-  std::string pattern = (fs::path(testing::TempDir()) / "carousel_input_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
-  return pattern;
-}
 
 // Lines of ratings with CRLF ends, blank lines and a line far longer than a read buffer:
 // about 1.3 MB, so that reaching a range means decompressing past many buffers.
@@ -41,23 +35,12 @@ std::string SampleText() {
   return text + "7 8 9";  // no final line end
 }
 
-class GzipInput : public testing::Test {
+class GzipInput : public ScratchDirTest {
  protected:
-  ~GzipInput() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Write(const std::string& name, std::string_view bytes) {
-    const std::string path = (fs::path(dir_) / name).string();
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-
   // Each of `members` compressed as one gzip member, one after the other (what `cat a.gz
   // b.gz` makes).
   std::string WriteGzip(const std::string& name, const std::vector<std::string>& members) {
-    const std::string path = (fs::path(dir_) / name).string();
+    const std::string path = Path(name);
     fs::remove(path);
     for (const std::string& member : members) {
       gzFile file = gzopen(path.c_str(), "ab");
@@ -82,8 +65,6 @@ class GzipInput : public testing::Test {
     }
     return "";
   }
-
-  const std::string dir_ = MakeTempDir();
 };
 
 // What every reader sees through line_ranges.hpp is the same text, cut the same way,

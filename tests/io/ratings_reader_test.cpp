@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -14,32 +12,15 @@
 
 #include "carousel/util/error.hpp"
 
+#include "scratch_dir_test.hpp"
+
 namespace carousel::io {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, so tests can run in parallel and leave nothing behind.
-std::string MakeTempDir() {
-  std::string pattern = (fs::path(testing::TempDir()) / "carousel_ratings_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
-  return pattern;
-}
-
-class RatingsReader : public testing::Test {
+class RatingsReader : public ScratchDirTest {
  protected:
-  ~RatingsReader() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  // Writes `contents` byte for byte (no newline translation) and returns the path.
-  std::string Write(const std::string& name, const std::string& contents) {
-    const std::string path = (fs::path(dir_) / name).string();
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-
   // Writes `contents` to `name`, reads it, and checks that it fails with an input error
   // located at `line` (0: the file as a whole) whose message contains `keyword`.
   testing::AssertionResult FailsWith(const std::string& name, const std::string& contents,
@@ -70,8 +51,6 @@ class RatingsReader : public testing::Test {
     }
     return testing::AssertionFailure() << "no error reading " << path;
   }
-
-  const std::string dir_ = MakeTempDir();
 };
 
 void ExpectRating(const RawRating& r, std::int64_t user, std::int64_t item, double value,
