@@ -258,9 +258,7 @@ void ThrowEarliestDuplicate(Communicator& comm, const CorpusLayout& layout, cons
         },
         &unused);
   });
-  std::vector<Occurrence<DocWord>> all;
-  for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
-  const std::optional<Repeat<DocWord>> repeat = EarliestRepeat(std::move(all));
+  const std::optional<Repeat<DocWord>> repeat = EarliestRepeatOfAllRanks(comm, hits);
   RunCollectively(comm, [&] {
     if (repeat)
       Fail(Location{layout.path, repeat->second},

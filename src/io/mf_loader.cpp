@@ -318,9 +318,7 @@ void ThrowEarliestDuplicate(Communicator& comm, const RatingsLayout& layout, con
         hits.push_back({{r.user, r.item}, place.first_line - 1 + r.line});
     });
   });
-  std::vector<Occurrence<Pair>> all;
-  for (const std::string& part : comm.AllGather(PodBytes(hits))) AppendPods(part, all);
-  const std::optional<Repeat<Pair>> repeat = EarliestRepeat(std::move(all));
+  const std::optional<Repeat<Pair>> repeat = EarliestRepeatOfAllRanks(comm, hits);
   RunCollectively(comm, [&] {
     if (repeat)
       Fail(Location{layout.path, repeat->second},

@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
+
+#include "carousel/comm/communicator.hpp"
+#include "carousel/util/byte_buffer.hpp"
 
 namespace carousel::io {
 
@@ -38,6 +42,16 @@ std::optional<Repeat<Key>> EarliestRepeat(std::vector<Occurrence<Key>> occurrenc
       earliest = Repeat<Key>{occurrences[i].key, occurrences[i - 1].line, occurrences[i].line};
   }
   return earliest;
+}
+
+// EarliestRepeat over every rank's occurrences (plain-old-data keys), on every rank.
+// Collective.
+template <typename Key>
+std::optional<Repeat<Key>> EarliestRepeatOfAllRanks(Communicator& comm,
+                                                    const std::vector<Occurrence<Key>>& mine) {
+  std::vector<Occurrence<Key>> all;
+  for (const std::string& part : comm.AllGather(PodBytes(mine))) AppendPods(part, all);
+  return EarliestRepeat(std::move(all));
 }
 
 }  // namespace carousel::io
