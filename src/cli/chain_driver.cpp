@@ -6,8 +6,20 @@
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/draws_writer.hpp"
 
 namespace carousel::cli {
+
+void DrawsOutput::Write(const DrawsTable& draws) const {
+  io::EnsureDirectory(out + "/draws");
+  io::DrawsHeader header;
+  header.command = command;
+  header.burn_in = chain.burn_in;
+  header.thin = chain.thin;
+  header.seed = chain.seed;
+  header.comments = comments;
+  io::WriteDraws(out + "/draws/chain-1.csv", header, draws.columns(), draws.values());
+}
 
 ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
                       std::uint64_t iterations, const RunRecord& record, const ChainHooks& hooks) {

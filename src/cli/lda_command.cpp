@@ -9,6 +9,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -143,8 +144,12 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
 }  // namespace
 
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunLdaCommand)) return *code;
   LdaCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, "lda", args, options, Parse);
+  if (options.basics.chains > 1)
+    return RunSeveralChains(comm, {"lda", options.basics.chains, options.basics.out,
+                                   options.config.seed, args, RunLdaCommand});
 
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
@@ -181,7 +186,12 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
       io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
   const std::string trace_path = options.basics.out + "/trace.csv";
   ChainHooks hooks;
-  hooks.write_trace = [&] { io::WriteLdaTrace(trace_path, comments, model.trace()); };
+  const DrawsOutput draws{options.basics.out, "carousel lda", config.chain(), comments};
+  hooks.write_trace = [&] {
+    io::WriteLdaTrace(trace_path, comments, model.trace());
+    draws.Write(model.draws());
+    draws.Write(model.draws());
+  };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] {
     const LdaTraceRow& row = model.trace().back();

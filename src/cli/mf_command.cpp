@@ -11,6 +11,8 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/several_chains.hpp"
+#include "carousel/cli/draw_selection.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -36,6 +38,7 @@ struct MfCommandOptions {
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
   bool rmsprop_lambda_given = false;  // else PSGLD's floor is DefaultRmspropLambda
+  std::string save_draws;             // --save-draws, resolved once the ids are known
   MfConfig config;
   RunBasics basics{"carousel-out"};
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
@@ -74,6 +77,9 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
                  "for sgrhmc)")
       ->check(CLI::IsMember({"default", "fisher", "rating-count"}));
   app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
+  app.add_option("--save-draws", o.save_draws,
+                 "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
+                 "of the input) or a count N (N users and N items picked with the seed)");
   AddChainOptions(app, c, o.basics);
 }
 
@@ -150,8 +156,12 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
 }  // namespace
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunMfCommand)) return *code;
   MfCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, "mf", args, options, Parse);
+  if (options.basics.chains > 1)
+    return RunSeveralChains(comm, {"mf", options.basics.chains, options.basics.out,
+                                   options.config.seed, args, RunMfCommand});
 
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles);
@@ -175,6 +185,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                          std::to_string(config.tiles) +
                                          ") without a common divisor; use --schedule random");
   });
+  RunCollectively(comm, [&] {  // the id maps are the same on every rank
+    config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
+  });
   config.step.a = options.step > 0 ? options.step : DefaultMfStep(config.sampler, data.problem);
   if (!options.rmsprop_lambda_given)
     config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
@@ -197,8 +210,12 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
   const std::string trace_path = options.basics.out + "/trace.csv";
+  const DrawsOutput draws{options.basics.out, "carousel mf", config.chain(), comments};
   ChainHooks hooks;
-  hooks.write_trace = [&] { io::WriteTrace(trace_path, comments, model.trace()); };
+  hooks.write_trace = [&] {
+    io::WriteTrace(trace_path, comments, model.trace());
+    draws.Write(model.draws());
+  };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] {
     const TraceRow& row = model.trace().back();
@@ -225,6 +242,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
       GatherRankStats(comm, comm_share, model.ratings_held(), load, model.footprint());
   if (comm.rank() == 0) {
     io::WriteTrace(trace_path, comments, model.trace());
+    draws.Write(model.draws());
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
     user_arrays->Commit();
     io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);

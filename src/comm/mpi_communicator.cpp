@@ -51,10 +51,17 @@ class MpiCommunicator : public Communicator {
     }
     // A failed call then returns to Check, which names it and maps it to exit code 8.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  // A part of `parent`'s job (Split); frees its communicator, leaves MPI running.
+  explicit MpiCommunicator(MPI_Comm part) : comm_(part), owns_comm_(true) {
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
   }
   ~MpiCommunicator() override {
+    if (owns_comm_) MPI_Comm_free(&comm_);
     if (owns_mpi_) MPI_Finalize();
   }
 
@@ -70,13 +77,13 @@ class MpiCommunicator : public Communicator {
     for (auto& m : pending->receives) {
       pending->requests.emplace_back();
       Check(MPI_Irecv(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
-                      MPI_COMM_WORLD, &pending->requests.back()),
+                      comm_, &pending->requests.back()),
             "Irecv");
     }
     for (auto& m : pending->sends) {
       pending->requests.emplace_back();
       Check(MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
-                      MPI_COMM_WORLD, &pending->requests.back()),
+                      comm_, &pending->requests.back()),
             "Isend");
     }
     return pending;
@@ -95,12 +102,12 @@ class MpiCommunicator : public Communicator {
     Stopwatch watch(&seconds_);
     const int length = static_cast<int>(mine.size());
     std::vector<int> lengths(size_), offsets(size_, 0);
-    Check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
+    Check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_),
           "Allgather lengths");
     for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
     std::string all(static_cast<std::size_t>(offsets[size_ - 1] + lengths[size_ - 1]), '\0');
     Check(MPI_Allgatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
-                         MPI_BYTE, MPI_COMM_WORLD),
+                         MPI_BYTE, comm_),
           "Allgatherv");
     std::vector<std::string> out(size_);
     for (int r = 0; r < size_; ++r) out[r] = all.substr(offsets[r], lengths[r]);
@@ -111,13 +118,12 @@ class MpiCommunicator : public Communicator {
     Stopwatch watch(&seconds_);
     const int length = static_cast<int>(mine.size());
     std::vector<int> lengths(size_), offsets(size_, 0);
-    Check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-          "Gather lengths");
+    Check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_), "Gather lengths");
     for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
     std::string all(
         rank_ == 0 ? static_cast<std::size_t>(offsets[size_ - 1] + lengths[size_ - 1]) : 0, '\0');
     Check(MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
-                      MPI_BYTE, 0, MPI_COMM_WORLD),
+                      MPI_BYTE, 0, comm_),
           "Gatherv");
     std::vector<std::string> out;
     if (rank_ == 0)
@@ -128,8 +134,14 @@ class MpiCommunicator : public Communicator {
   std::vector<int> AllGatherInt(int mine) override {
     Stopwatch watch(&seconds_);
     std::vector<int> out(size_);
-    Check(MPI_Allgather(&mine, 1, MPI_INT, out.data(), 1, MPI_INT, MPI_COMM_WORLD), "Allgather");
+    Check(MPI_Allgather(&mine, 1, MPI_INT, out.data(), 1, MPI_INT, comm_), "Allgather");
     return out;
+  }
+
+  std::unique_ptr<Communicator> Split(int color) override {
+    MPI_Comm part = MPI_COMM_NULL;
+    Check(MPI_Comm_split(comm_, color, rank_, &part), "Comm_split");
+    return std::make_unique<MpiCommunicator>(part);
   }
 
   [[noreturn]] void Abort(int exit_code) override {
@@ -142,6 +154,8 @@ class MpiCommunicator : public Communicator {
  private:
   int rank_ = 0;
   int size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_WORLD;
+  bool owns_comm_ = false;
   bool owns_mpi_ = false;
   double seconds_ = 0.0;
 };

@@ -81,7 +81,8 @@ class TileEngine::Impl {
     return layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank();
   }
   void Step(std::uint64_t t);
-  void Evaluate(std::uint64_t t);
+  // `keep_draw`: the sample enters the posterior averages (EvaluationContext::collect).
+  void Evaluate(std::uint64_t t, bool keep_draw);
 
   Communicator& comm_;
   TileModel& model_;
@@ -115,11 +116,11 @@ void TileEngine::Impl::Step(std::uint64_t t) {
   model_.EndIteration(ctx);
 }
 
-void TileEngine::Impl::Evaluate(std::uint64_t t) {
+void TileEngine::Impl::Evaluate(std::uint64_t t, bool keep_draw) {
   EvaluationContext ctx;
   ctx.t = t;
   ctx.iteration = iteration_;
-  ctx.collect = iteration_ > options_.burn_in;
+  ctx.collect = keep_draw;
   if (ctx.collect) ++collected_;
   ctx.collected = collected_;
   ctx.home_stratum = schedule_->At(iteration_);
@@ -134,8 +135,11 @@ bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
     const std::uint64_t t = iteration_;
     Step(t);
     iteration_ = t + 1;
-    if (iteration_ % options_.eval_every == 0 || iteration_ == options_.iterations) {
-      Evaluate(t);
+    const bool last = iteration_ == options_.iterations;
+    const bool keep_draw =
+        iteration_ > options_.burn_in && (iteration_ % options_.thin == 0 || last);
+    if (keep_draw || iteration_ % options_.eval_every == 0 || last) {
+      Evaluate(t, keep_draw);
       if (comm_.rank() == 0) callbacks.on_eval();
       model_.CheckHealth();
     }

@@ -18,6 +18,7 @@
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/model/draws_table.hpp"
 
 namespace carousel::cli {
 
@@ -85,6 +86,16 @@ Chain<Model> StartChain(
   });
   return chain;
 }
+
+// A chain's kept draws go to OUT/draws/chain-1.csv (a run of several chains links each
+// chain's file into its own draws/ as chain-c.csv: several_chains.hpp). Rank 0.
+struct DrawsOutput {
+  std::string out;       // the chain's --out
+  std::string command;   // "carousel mf"
+  ChainOptions chain;    // burn-in, thin and seed for the CmdStan header
+  std::string comments;  // the run's configuration block
+  void Write(const DrawsTable& draws) const;
+};
 
 // What the driver asks of a model command while the chain runs; all on rank 0.
 struct ChainHooks {

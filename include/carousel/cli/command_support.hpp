@@ -41,6 +41,7 @@ struct RunBasics {
   bool overwrite = false;           // a fresh run may replace another run's files in --out
   double checkpoint_minutes = 0.0;  // also checkpoint after this much wall time (0: never)
   bool burn_in_given = false;
+  int chains = 1;
 };
 
 template <class Config>
@@ -56,8 +57,16 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--burn-in", c.burn_in,
                  "iterations before samples enter the posterior averages (default: " +
                      std::to_string(c.burn_in) + ", at most half of --iterations)");
-  app.add_option("--eval-every", c.eval_every, "evaluate (and collect a sample) every N")
+  app.add_option("--eval-every", c.eval_every, "evaluate (test metrics, trace row) every N")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--thin", c.thin,
+                 "after burn-in keep a draw (posterior averages, draws/) every N iterations")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->default_str("--eval-every");
+  app.add_option("--chains", o.chains,
+                 "independent chains, seeds derived from --seed (chain 1 uses --seed); "
+                 "concurrently on groups of ranks, or one after another")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
   app.add_option("--out", o.out, "output directory")->check(NonEmpty());
   app.add_option("--checkpoint-every", c.checkpoint_every,
@@ -75,11 +84,13 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 }
 
 // After parsing: a burn-in that was not given is at most half the iterations (so a short
-// run needs no --burn-in); one that was given must be smaller than --iterations.
+// run needs no --burn-in); one that was given must be smaller than --iterations. --thin not
+// given is --eval-every, so that by default every evaluation after burn-in keeps a draw.
 template <class Config>
 void ResolveChainOptions(const CLI::App& app, Config& c, RunBasics& o) {
   o.burn_in_given = app.count("--burn-in") > 0;
   if (!o.burn_in_given) c.burn_in = std::min(c.burn_in, c.iterations / 2);
+  if (c.thin == 0) c.thin = c.eval_every;
   if (c.burn_in >= c.iterations && !o.resume.empty())
     throw UsageError("--iterations", "must be larger than the resumed run's burn-in, " +
                                          std::to_string(c.burn_in) + " (fixed when it started)");

@@ -46,6 +46,10 @@ class Communicator {
   // Every rank's `mine`, indexed by rank, on rank 0 only (empty elsewhere).
   virtual std::vector<std::string> GatherToRoot(const std::string& mine) = 0;
 
+  // Collective: the ranks that pass the same `color` form a new communicator, ranked in
+  // their order here (several chains of one job each run on their own group of ranks).
+  virtual std::unique_ptr<Communicator> Split(int color) = 0;
+
   // Ends every rank of the job at once with `exit_code`; for errors only one rank sees.
   [[noreturn]] virtual void Abort(int exit_code) = 0;
 

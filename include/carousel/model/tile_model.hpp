@@ -43,6 +43,9 @@ struct ChainOptions {
   std::uint64_t iterations = 1000;
   std::uint64_t burn_in = 200;
   std::uint64_t eval_every = 10;
+  // After burn-in a draw is kept (enters the posterior averages and the draws file) every
+  // `thin` iterations and at the last one; each kept draw is also an evaluation.
+  std::uint64_t thin = 10;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
 };
@@ -67,7 +70,7 @@ struct IterationContext {
 struct EvaluationContext {
   std::uint64_t t = 0;          // the iteration just run; iteration() is t + 1
   std::uint64_t iteration = 0;  // iterations run so far
-  bool collect = false;         // past burn-in: this evaluation's sample enters the averages
+  bool collect = false;         // a kept draw: this sample enters the averages and the draws
   std::uint64_t collected = 0;  // samples collected so far, this one included
   int home_stratum = 0;         // where the column blocks are now (the stratum of `iteration`)
 };

@@ -68,6 +68,7 @@ class ByteReader {
     const auto chars = GetVector<char>();
     return std::string(chars.begin(), chars.end());
   }
+  bool done() const { return offset_ == bytes_.size(); }  // every byte read
 
  private:
   void GetRaw(void* data, std::size_t size) {

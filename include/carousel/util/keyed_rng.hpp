@@ -31,6 +31,8 @@ enum class Purpose : std::uint64_t {
   kTest,  // reserved for tests and benchmarks
   kNoiseAux,
   kHeldOut,  // Gibbs sweeps over held-out documents during evaluation
+  kDrawSelection,  // the users and items --save-draws N picks
+  kChainSeed,      // the seeds of chains 2, 3, ... of --chains
 };
 
 class KeyedStream {

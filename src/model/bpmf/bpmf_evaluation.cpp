@@ -87,6 +87,7 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
   row.samples = collected_;
   row.hyper = hyper_;
   trace_.push_back(row);
+  if (collect) KeepDraw(row, total[kSseTrain], total[kTrain], h);
   clipped_share_ = total[kTest] > 0 ? total[kClipped] / total[kTest] : nan;
 }
 

@@ -31,7 +31,8 @@ BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShar
       share_(std::move(share)),
       sampler_(MakeSampler(config.sampler)),
       hyper_(config.priors.initial),
-      sd_train_(problem.sd_train) {
+      sd_train_(problem.sd_train),
+      draws_(BpmfDrawColumns(config, !problem.test.empty())) {
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
 }
@@ -186,6 +187,7 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
   out.PutArray(h_sum_sq_.data(), static_cast<std::size_t>(h_sum_sq_.size()));
   out.PutVector(trace_);
+  out.PutVector(draws_.values());
   return out.Take();
 }
 
@@ -203,6 +205,7 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
     h_sum_sq_ = std::move(sum_sq);
   }
   trace_ = in.GetVector<TraceRow>();
+  draws_.set_values(in.GetVector<double>());
   cols_.clear();  // the blocks held at the restored stratum come next (RestoreColBlock)
 }
 
@@ -280,6 +283,9 @@ std::string BpmfModel::SaveColBlock(int j) const {
 }
 void BpmfModel::RestoreColBlock(int j, const std::string& bytes) {
   impl_->cols_[j] = DecodeBlock(bytes);
+}
+const DrawsTable& BpmfModel::draws() const {
+  return impl_->draws_;
 }
 std::string BpmfModel::SaveGlobal() const {
   return impl_->SaveGlobal();

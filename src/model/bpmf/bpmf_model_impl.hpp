@@ -12,9 +12,13 @@
 
 #include "carousel/model/bpmf/bpmf.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/model/draws_table.hpp"
 #include "carousel/sampler/sampler.hpp"
 
 namespace carousel {
+
+// The columns of BpmfModel's draws for these options (bpmf_draws.cpp).
+std::vector<std::string> BpmfDrawColumns(const MfConfig& config, bool has_test);
 
 // Everything one row-block carries: it never leaves its rank during a run.
 struct BpmfRowBlock {
@@ -80,6 +84,8 @@ struct BpmfModel::Impl {
   void UpdateInformationPerDatum();
   void Evaluate(const EvaluationContext& ctx);
   void CheckChainHealth(const TraceRow& row) const;
+  // Collective: appends this evaluation's draw to draws_ on rank 0 (bpmf_draws.cpp).
+  void KeepDraw(const TraceRow& row, double sse_train, double n_train, const Matrix& h);
   Matrix GatherColumns();
   bool AllFinite() const;
   std::string SaveGlobal() const;
@@ -114,6 +120,7 @@ struct BpmfModel::Impl {
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
   std::vector<TraceRow> trace_;
+  DrawsTable draws_;  // rank 0: the kept draws (BpmfDrawColumns)
   std::unique_ptr<IterationPlan> plan_;  // of the iteration under way
 };
 

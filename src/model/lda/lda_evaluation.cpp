@@ -125,6 +125,9 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
       collect ? (n_test > 0 ? std::exp(-sums[1] / n_test) : std::nan("")) : row.perplexity_sample;
   row.samples = collected_;
   trace_.push_back(row);
+  // The draws: the held-out log predictive probability of the current sample (LDA's
+  // training likelihood has no cheap unbiased estimate here) and its perplexity.
+  if (collect && comm_->rank() == 0) draws_.Add({sums[0], row.perplexity_sample});
 }
 
 // Topics [first, first + count) of the posterior mean of phi (or of the current phi before

@@ -331,6 +331,7 @@ std::string LdaModel::SaveGlobal() const {
   out.Put(impl_->collected_);
   out.Put(impl_->eval_seconds_);
   out.PutVector(impl_->trace_);
+  out.PutVector(impl_->draws_.values());
   return out.Take();
 }
 void LdaModel::RestoreGlobal(const std::string& bytes) {
@@ -341,6 +342,7 @@ void LdaModel::RestoreGlobal(const std::string& bytes) {
   impl_->collected_ = in.Get<std::uint64_t>();
   impl_->eval_seconds_ = in.Get<double>();
   impl_->trace_ = in.GetVector<LdaTraceRow>();
+  impl_->draws_.set_values(in.GetVector<double>());
   impl_->cols_.clear();  // the blocks held at the restored stratum come next
 }
 const LdaCounts& LdaModel::counts() const {
@@ -383,6 +385,9 @@ ModelFootprint LdaModel::footprint() const {
 
 const std::vector<LdaTraceRow>& LdaModel::trace() const {
   return impl_->trace_;
+}
+const DrawsTable& LdaModel::draws() const {
+  return impl_->draws_;
 }
 std::vector<std::uint32_t> LdaModel::HeldOutDocuments() const {
   // Each rank knows the roles of its own documents only (the others are empty here).

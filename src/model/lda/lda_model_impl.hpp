@@ -119,6 +119,7 @@ struct LdaModel::Impl {
   TopicWordView view_;
   std::uint64_t collected_ = 0;
   std::vector<LdaTraceRow> trace_;
+  DrawsTable draws_{{"log_lik_heldout", "perplexity"}};  // rank 0: one row per kept draw
   double eval_seconds_ = 0.0;
   std::uint64_t tokens_swept_ = 0;  // by this run's training Gibbs sweeps, on this rank
   double gibbs_seconds_ = 0.0;      // spent in them

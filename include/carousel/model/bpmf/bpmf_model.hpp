@@ -16,6 +16,7 @@
 
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/model/bpmf/mf_config.hpp"
+#include "carousel/model/draws_table.hpp"
 #include "carousel/model/tile_model.hpp"
 
 namespace carousel {
@@ -82,6 +83,7 @@ class BpmfModel : public TileModel {
   std::uint64_t ratings_held() const;  // training ratings in this rank's tiles
   ModelFootprint footprint() const;
   const std::vector<TraceRow>& trace() const;  // rank 0
+  const DrawsTable& draws() const;             // rank 0: one row per kept draw
   MfPosterior Posterior();                     // collective; filled on rank 0
   // Collective: calls `consume` on rank 0 for consecutive slices of users, in order, until
   // all are given. An Error thrown by `consume` is rethrown on every rank after the last.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
@@ -11,6 +12,13 @@
 #include "carousel/sampler/step_size.hpp"
 
 namespace carousel {
+
+// The factors whose every kept draw goes to the draws file (--save-draws): rows of W and
+// H by dense index, with the input's ids to name their columns.
+struct MfDrawSelection {
+  std::vector<std::uint32_t> rows, cols;
+  std::vector<std::int64_t> row_ids, col_ids;
+};
 
 struct MfConfig {
   BpmfShape shape;
@@ -26,13 +34,15 @@ struct MfConfig {
   std::uint64_t iterations = 1000;
   std::uint64_t burn_in = 200;
   std::uint64_t eval_every = 10;
+  std::uint64_t thin = 0;  // 0: --eval-every (ResolveChainOptions)
   std::uint64_t hyper_every = 10;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
+  MfDrawSelection draws;
 
   ChainOptions chain() const {
-    return {tiles, schedule, iterations, burn_in, eval_every, checkpoint_every, seed};
+    return {tiles, schedule, iterations, burn_in, eval_every, thin, checkpoint_every, seed};
   }
 };
 

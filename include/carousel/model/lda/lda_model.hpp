@@ -24,6 +24,7 @@
 
 #include "carousel/data/corpus.hpp"
 #include "carousel/model/lda/lda_config.hpp"
+#include "carousel/model/draws_table.hpp"
 #include "carousel/model/tile_model.hpp"
 
 namespace carousel {
@@ -101,6 +102,7 @@ class LdaModel : public TileModel {
   std::uint64_t tokens_held() const;              // training tokens of this rank's documents
   ModelFootprint footprint() const;               // the corpus share and tokens as data
   const std::vector<LdaTraceRow>& trace() const;  // rank 0
+  const DrawsTable& draws() const;                 // rank 0: one row per kept draw
   // Held-out document ids (global, ascending), the same on every rank. Collective.
   std::vector<std::uint32_t> HeldOutDocuments() const;
 

@@ -1,0 +1,47 @@
+// --chains C (issue #13): C independent chains of one model command in one job.
+//
+// Chain 1 runs with --seed, chain c > 1 with ChainSeed(seed, c), so chain c of a C-chain run
+// is bitwise the single-chain run with that seed (and the same --tiles). Chain c writes the
+// outputs of a single run to OUT/chain-c/, and OUT/draws/chain-c.csv links to its draws, so
+// `carousel summary OUT` finds them. OUT/chains.txt lists the chains and their seeds.
+//
+// With P ranks, the job splits into G groups of P/G ranks, G the largest divisor of P not
+// above C; group g runs chains g + 1, g + 1 + G, ... one after another. So 4 chains run
+// concurrently on 4 or 8 ranks, two at a time on 2 ranks, one after another on 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "carousel/cli/model_registry.hpp"
+#include "carousel/comm/communicator.hpp"
+
+namespace carousel::cli {
+
+// The seed of chain c (from 1): `seed` for chain 1, a keyed hash of (seed, c) for the others.
+std::uint64_t ChainSeed(std::uint64_t seed, int chain);
+
+// How many groups of ranks run chains concurrently (see the header).
+int ChainGroups(int ranks, int chains);
+
+struct SeveralChains {
+  std::string command;  // "mf"
+  int chains = 1;
+  std::string out;
+  std::uint64_t seed = 1;
+  std::vector<std::string> args;  // the command line as given
+  ModelCommandFn run;             // the single-chain command
+};
+
+// Runs the chains (collective over `world`); returns the exit code of the job: 0, or the
+// code of the lowest-numbered chain that failed.
+int RunSeveralChains(Communicator& world, const SeveralChains& run);
+
+// `--resume OUT` of a several-chain run (OUT/chains.txt exists): goes on with each chain, a
+// chain with no checkpoint yet starting afresh. Returns nothing for any other command line.
+std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<std::string>& args,
+                                       ModelCommandFn run);
+
+}  // namespace carousel::cli

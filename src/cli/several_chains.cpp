@@ -1,0 +1,230 @@
+#include "carousel/cli/several_chains.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "carousel/cli/command_support.hpp"
+#include "carousel/cli/resume.hpp"
+#include "carousel/comm/collective.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/checkpoint_file.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel::cli {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kManifest = "chains.txt";
+
+std::string ChainDir(const std::string& out, int chain) {
+  return out + "/chain-" + std::to_string(chain);
+}
+
+// `args` without the options named in `with_value` (and their values) and in `flags`.
+std::vector<std::string> StripOptions(const std::vector<std::string>& args,
+                                      const std::set<std::string>& with_value,
+                                      const std::set<std::string>& flags) {
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string name = args[i].substr(0, args[i].find('='));
+    if (flags.count(name)) continue;
+    if (with_value.count(name)) {
+      if (args[i].find('=') == std::string::npos) ++i;  // "--seed 5": skip the value too
+      continue;
+    }
+    kept.push_back(args[i]);
+  }
+  return kept;
+}
+
+// Chain c's command line when it starts afresh: the run's own, with its seed and --out.
+std::vector<std::string> FreshChainArgs(const std::vector<std::string>& args,
+                                        const std::string& out, std::uint64_t seed, int chain) {
+  std::vector<std::string> own =
+      StripOptions(args, {"--chains", "--seed", "--out", "--resume"}, {});
+  own.insert(own.end(), {"--chains", "1", "--seed", std::to_string(ChainSeed(seed, chain)), "--out",
+                         ChainDir(out, chain)});
+  return own;
+}
+
+struct Manifest {
+  std::string command;
+  int chains = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> args;
+};
+
+void WriteManifest(const std::string& out, const Manifest& m) {
+  std::string text = "# carousel: a run of " + std::to_string(m.chains) +
+                     " chains; each chain's outputs are in chain-c/, its draws in "
+                     "draws/chain-c.csv. Continue all with: carousel " +
+                     m.command + " --resume " + out + "\n";
+  text += "command " + m.command + "\nchains " + std::to_string(m.chains) + "\nseed " +
+          std::to_string(m.seed) + "\n";
+  for (int c = 1; c <= m.chains; ++c)
+    text += "chain " + std::to_string(c) + " seed " + std::to_string(ChainSeed(m.seed, c)) +
+            " out chain-" + std::to_string(c) + "\n";
+  for (const std::string& a : m.args) {
+    if (a.find('\n') != std::string::npos)
+      throw UsageError("--chains", "an argument holds a line break: '" + a + "'");
+    text += "arg " + a + "\n";
+  }
+  io::WriteFileAtomically(out + "/" + kManifest, text);
+}
+
+Manifest ReadManifest(const std::string& out) {
+  const std::string path = out + "/" + kManifest;
+  std::ifstream in(path);
+  if (!in) throw CheckpointError(path, "cannot be read");
+  Manifest m;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t space = line.find(' ');
+    const std::string key = line.substr(0, space);
+    const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+    try {
+      if (key == "command")
+        m.command = value;
+      else if (key == "chains")
+        m.chains = std::stoi(value);
+      else if (key == "seed")
+        m.seed = std::stoull(value);
+      else if (key == "arg")
+        m.args.push_back(value);
+      else if (key != "chain")
+        throw std::invalid_argument(key);
+    } catch (const std::exception&) {
+      throw CheckpointError(path,
+                            "line " + std::to_string(line_number) + ": cannot read '" + line + "'");
+    }
+  }
+  if (m.command.empty() || m.chains < 1) throw CheckpointError(path, "is incomplete");
+  return m;
+}
+
+// OUT/draws/chain-c.csv -> ../chain-c/draws/chain-1.csv, for the chains that wrote one.
+void LinkDraws(const std::string& out, int chains) {
+  io::EnsureDirectory(out + "/draws");
+  for (int c = 1; c <= chains; ++c) {
+    const fs::path target = fs::path("..") / ("chain-" + std::to_string(c)) / "draws/chain-1.csv";
+    const fs::path link = fs::path(out) / "draws" / ("chain-" + std::to_string(c) + ".csv");
+    std::error_code ec;
+    if (!fs::exists(fs::path(ChainDir(out, c)) / "draws/chain-1.csv", ec)) continue;
+    fs::remove(link, ec);
+    fs::create_symlink(target, link, ec);
+    if (ec) throw OutputError(link.string(), "cannot link the chain's draws: " + ec.message());
+  }
+}
+
+// Runs `chains` (1-based numbers) one after another on `group`: `args_of(c)` is chain c's
+// command line. Returns 0, or chain * 256 + exit code of the first chain that failed.
+template <class ArgsOf>
+int RunChainsOnGroup(Communicator& world, Communicator& group, const std::vector<int>& chains,
+                     ModelCommandFn run, const ArgsOf& args_of) {
+  for (const int c : chains) {
+    int code = 0;
+    try {
+      code = run(group, args_of(c));
+    } catch (const Error& e) {
+      if (!e.quiet()) std::fprintf(stderr, "carousel: error: chain %d: %s\n", c, e.what());
+      std::fflush(stderr);
+      // One rank alone saw it: its group may wait in a collective, so end the job.
+      if (!e.collective() && group.size() > 1) world.Abort(static_cast<int>(e.code()));
+      code = static_cast<int>(e.code());
+    }
+    if (code != 0) return c * 256 + code;  // a stopped or failed group starts no more chains
+  }
+  return 0;
+}
+
+int Run(Communicator& world, const std::string& out, int chains,
+        const std::function<std::vector<std::string>(int)>& args_of, ModelCommandFn run) {
+  const int groups = ChainGroups(world.size(), chains);
+  const int per_group = world.size() / groups;
+  const int group_id = world.rank() / per_group;
+  std::unique_ptr<Communicator> group = world.Split(group_id);
+  std::vector<int> mine;
+  for (int c = group_id + 1; c <= chains; c += groups) mine.push_back(c);
+  const int result = RunChainsOnGroup(world, *group, mine, run, args_of);
+
+  // The job's code: that of the lowest-numbered chain that did not finish.
+  int first = 0;
+  for (const int r : world.AllGatherInt(result))
+    if (r != 0 && (first == 0 || r < first)) first = r;
+  RunCollectively(world, [&] {
+    if (world.rank() == 0) LinkDraws(out, chains);
+  });
+  if (world.rank() == 0 && first == 0)
+    std::printf(
+        "carousel: %d chains finished (%d at a time); outputs in %s/chain-*/, draws in "
+        "%s/draws/; check that they mixed with: carousel summary %s\n",
+        chains, groups, out.c_str(), out.c_str(), out.c_str());
+  return first % 256;
+}
+
+}  // namespace
+
+std::uint64_t ChainSeed(std::uint64_t seed, int chain) {
+  if (chain <= 1) return seed;
+  // 53 bits, so that the seed reads back exactly in any tool that parses numbers as doubles.
+  return KeyedStream(seed, Purpose::kChainSeed, static_cast<std::uint64_t>(chain), 0).bits() >> 11;
+}
+
+int ChainGroups(int ranks, int chains) {
+  int groups = 1;
+  for (int g = 1; g <= std::min(ranks, chains); ++g)
+    if (ranks % g == 0) groups = g;
+  return groups;
+}
+
+int RunSeveralChains(Communicator& world, const SeveralChains& run) {
+  RunCollectively(world, [&] {
+    if (world.rank() == 0) {
+      io::EnsureDirectory(run.out);
+      WriteManifest(run.out, {run.command, run.chains, run.seed, run.args});
+    }
+  });
+  return Run(
+      world, run.out, run.chains,
+      [&](int c) { return FreshChainArgs(run.args, run.out, run.seed, c); }, run.run);
+}
+
+std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<std::string>& args,
+                                       ModelCommandFn run) {
+  const std::optional<std::string> dir = ResumeDirectory(args);
+  std::error_code ec;
+  if (!dir || !fs::exists(fs::path(*dir) / kManifest, ec)) return std::nullopt;
+  Manifest manifest;
+  RunCollectively(world, [&] {
+    CheckOptionsAllowedOnResume(args);
+    manifest = ReadManifest(*dir);
+  });
+  // The options given now (--iterations, ...), for every chain.
+  const std::vector<std::string> given = StripOptions(args, {"--resume"}, {});
+  std::set<std::string> given_names;
+  for (const std::string& a : given)
+    if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
+  return Run(
+      world, *dir, manifest.chains,
+      [&](int c) {
+        std::vector<std::string> chain_args;
+        if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(*dir, c))).empty()) {
+          chain_args = {"--resume", ChainDir(*dir, c)};
+        } else {  // never checkpointed: it starts as it would have
+          chain_args = StripOptions(FreshChainArgs(manifest.args, *dir, manifest.seed, c),
+                                    given_names, {"--quiet"});
+          chain_args.push_back("--overwrite");  // whatever it wrote before its first checkpoint
+        }
+        chain_args.insert(chain_args.end(), given.begin(), given.end());
+        return chain_args;
+      },
+      run);
+}
+
+}  // namespace carousel::cli
