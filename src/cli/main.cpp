@@ -31,6 +31,7 @@ std::string Usage() {
       "tools:\n"
       "  gen mf   synthetic ratings with known factors\n"
       "  gen lda  a synthetic corpus with known topics\n"
+      "  summary  convergence diagnostics of a run's chains (R-hat, ESS)\n"
       "  samplers the samplers, the models they run on and their papers\n"
       "  version  print the version\n";
   return text;
@@ -84,9 +85,11 @@ int main(int argc, char** argv) {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;
   }
-  if (args[0] == "gen") {
+  if (args[0] == "gen" || args[0] == "summary") {
     try {
-      return carousel::cli::RunGenCommand({args.begin() + 1, args.end()});
+      const std::vector<std::string> rest(args.begin() + 1, args.end());
+      return args[0] == "gen" ? carousel::cli::RunGenCommand(rest)
+                              : carousel::cli::RunSummaryCommand(rest);
     } catch (const carousel::cli::HelpRequested& help) {
       std::printf("%s", help.text.c_str());
       return 0;
@@ -95,7 +98,7 @@ int main(int argc, char** argv) {
       return static_cast<int>(e.code());
     }
   }
-  std::vector<std::string> commands = {"gen", "samplers", "version"};
+  std::vector<std::string> commands = {"gen", "samplers", "summary", "version"};
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
     commands.push_back(c.name);
   const auto closest = carousel::ClosestName(args[0], commands);

@@ -28,4 +28,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 
+// carousel summary OUT|FILE...: convergence diagnostics of a run's draws (one process, no
+// MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
+int RunSummaryCommand(const std::vector<std::string>& args);
+
 }  // namespace carousel::cli
