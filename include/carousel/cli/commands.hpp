@@ -28,4 +28,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 
+// carousel version: the version and how this binary was built (version_text.hpp).
+int RunVersionCommand(const std::vector<std::string>& args);
+
 }  // namespace carousel::cli
