@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libeigen3-dev
-  libboost-serialization-dev librandom123-dev libcli11-dev libgtest-dev python3-numpy zlib1g-dev)
+  libboost-serialization-dev librandom123-dev libcli11-dev libgtest-dev python3-numpy zlib1g-dev help2man)
 
 missing=()
 for p in "${packages[@]}"; do

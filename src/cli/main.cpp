@@ -21,19 +21,34 @@
 
 namespace {
 
-// The command list: the models of the registry, then the tools.
+// One line of the command list. Two spaces at least between name and summary, which
+// help2man (the man page) and the bash completion read as the end of the name.
+std::string Entry(const std::string& name, const std::string& summary) {
+  return "  " + name + std::string(name.size() < 10 ? 12 - name.size() : 2, ' ') + summary + "\n";
+}
+
+// `carousel --help`: the command list (the models of the registry, then the tools), laid
+// out as help2man expects ("Usage:" line, "or:" lines, headed paragraphs).
 std::string Usage() {
-  std::string text = "usage: carousel <command> [options]   (carousel <command> --help)\nmodels:\n";
+  std::string text =
+      "Usage: carousel COMMAND [OPTIONS]\n"
+      "  or:  carousel --help | --version\n"
+      "Stochastic-gradient MCMC for Bayesian matrix factorization and topic models: one chain\n"
+      "run across MPI ranks (start the models under mpirun). 'carousel COMMAND --help' lists\n"
+      "the options of a command.\n"
+      "\n"
+      "Models:\n";
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
-    text += "  " + c.name + std::string(9 - std::min<std::size_t>(c.name.size(), 8), ' ') +
-            c.summary + "\n";
-  text +=
-      "tools:\n"
-      "  gen mf   synthetic ratings with known factors\n"
-      "  gen lda  a synthetic corpus with known topics\n"
-      "  summary  convergence diagnostics of a run's chains (R-hat, ESS)\n"
-      "  samplers the samplers, the models they run on and their papers\n"
-      "  version  print the version\n";
+    text += Entry(c.name, c.summary);
+  text += "\nTools:\n";
+  text += Entry("gen mf", "synthetic ratings with known factors");
+  text += Entry("gen lda", "a synthetic corpus with known topics");
+  text += Entry("summary", "convergence diagnostics of a run's chains (R-hat, ESS)");
+  text += Entry("samplers", "the samplers, the models they run on and their papers");
+  text += Entry("version", "the version, git commit, compiler, flags and MPI library");
+  text += "\nOptions:\n";
+  text += Entry("-h, --help", "print this help and exit");
+  text += Entry("--version", "print the version and exit");
   return text;
 }
 
@@ -60,6 +75,20 @@ int RunDistributed(Command command, const std::vector<std::string>& args, int* a
   }
 }
 
+// Runs a subcommand that needs no MPI (the tools) on its arguments after args[0].
+int RunLocal(int (*command)(const std::vector<std::string>&),
+             const std::vector<std::string>& args) {
+  try {
+    return command({args.begin() + 1, args.end()});
+  } catch (const carousel::cli::HelpRequested& help) {
+    std::printf("%s", help.text.c_str());
+    return 0;
+  } catch (const carousel::Error& e) {
+    std::fprintf(stderr, "carousel: error: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,7 +104,7 @@ int main(int argc, char** argv) {
     std::printf("%s", usage.c_str());
     return args.empty() ? static_cast<int>(carousel::ExitCode::kUsage) : 0;
   }
-  if (args[0] == "version" || args[0] == "--version") {
+  if (args[0] == "--version") {  // one line, as help2man reads it; `version` tells more
     std::printf("carousel %s\n", carousel::kVersion);
     return 0;
   }
@@ -85,19 +114,9 @@ int main(int argc, char** argv) {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;
   }
-  if (args[0] == "gen" || args[0] == "summary") {
-    try {
-      const std::vector<std::string> rest(args.begin() + 1, args.end());
-      return args[0] == "gen" ? carousel::cli::RunGenCommand(rest)
-                              : carousel::cli::RunSummaryCommand(rest);
-    } catch (const carousel::cli::HelpRequested& help) {
-      std::printf("%s", help.text.c_str());
-      return 0;
-    } catch (const carousel::Error& e) {
-      std::fprintf(stderr, "carousel: error: %s\n", e.what());
-      return static_cast<int>(e.code());
-    }
-  }
+  if (args[0] == "gen") return RunLocal(carousel::cli::RunGenCommand, args);
+  if (args[0] == "summary") return RunLocal(carousel::cli::RunSummaryCommand, args);
+  if (args[0] == "version") return RunLocal(carousel::cli::RunVersionCommand, args);
   std::vector<std::string> commands = {"gen", "samplers", "summary", "version"};
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
     commands.push_back(c.name);

@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <string>
 #include <utility>
 
 #include "carousel/comm/communicator.hpp"
@@ -164,6 +165,24 @@ class MpiCommunicator : public Communicator {
 
 std::unique_ptr<Communicator> MakeMpiCommunicator(int* argc, char*** argv) {
   return std::make_unique<MpiCommunicator>(argc, argv);
+}
+
+std::string MpiLibraryVersion() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  if (MPI_Get_library_version(text, &length) != MPI_SUCCESS) return "unknown";
+  // Open MPI ends the string with a newline and MPICH spreads it over several lines; the
+  // report wants one line, so every run of white space becomes one space.
+  std::string version;
+  for (int i = 0; i < length && text[i] != '\0'; ++i) {
+    const bool space = text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r';
+    if (!space)
+      version += text[i];
+    else if (!version.empty() && version.back() != ' ')
+      version += ' ';
+  }
+  while (!version.empty() && version.back() == ' ') version.pop_back();
+  return version.empty() ? "unknown" : version;
 }
 
 }  // namespace carousel

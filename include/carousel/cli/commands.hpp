@@ -32,4 +32,7 @@ int RunGenCommand(const std::vector<std::string>& args);
 // MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
 int RunSummaryCommand(const std::vector<std::string>& args);
 
+// carousel version: the version and how this binary was built (version_text.hpp).
+int RunVersionCommand(const std::vector<std::string>& args);
+
 }  // namespace carousel::cli

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The texts help2man and the bash completion read, and `carousel version`:
+#   carousel --help       exit 0, a "Usage: carousel" synopsis, the commands;
+#   carousel --version    exactly "carousel X.Y.Z";
+#   carousel version      that line, then commit, compiler, build type, flags, native and
+#                         MPI library, each present and not empty; no MPI job needed;
+#   carousel version --help / with a stray argument: help (0) / usage error (2);
+#   the man page, when the build made one (help2man found): synopsis and commands.
+#
+# Environment (set by ctest): CAROUSEL_BIN, CAROUSEL_SOURCE_DIR, CAROUSEL_VERSION, and
+# CAROUSEL_MAN_PAGE_FILE (empty when no man page was made).
+set -euo pipefail
+: "${CAROUSEL_BIN:?}" "${CAROUSEL_SOURCE_DIR:?}" "${CAROUSEL_VERSION:?}"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+ok() { echo "ok: $*"; }
+
+help=$("$CAROUSEL_BIN" --help) || fail "carousel --help exited with an error"
+[[ $(head -n 1 <<<"$help") == "Usage: carousel COMMAND [OPTIONS]" ]] ||
+  fail "carousel --help does not start with the Usage: line help2man reads: $(head -n 1 <<<"$help")"
+for command in mf lda "gen mf" "gen lda" samplers version; do
+  grep -qE "^  $command  " <<<"$help" || fail "carousel --help does not list '$command'"
+done
+rc=0
+"$CAROUSEL_BIN" >/dev/null || rc=$?
+((rc == 2)) || fail "carousel without a command exited $rc, expected 2"
+ok "carousel --help lists the commands; no command is a usage error"
+
+short=$("$CAROUSEL_BIN" --version) || fail "carousel --version exited with an error"
+[[ $short == "carousel $CAROUSEL_VERSION" ]] || fail "carousel --version says '$short'"
+ok "carousel --version: $short"
+
+report=$(timeout 20 "$CAROUSEL_BIN" version </dev/null) || fail "carousel version exited with an error"
+[[ $(head -n 1 <<<"$report") == "carousel $CAROUSEL_VERSION" ]] ||
+  fail "carousel version does not start with 'carousel $CAROUSEL_VERSION'"
+# field KEY : the value of the "KEY: value" line, which must be there and not empty.
+field() {
+  local value
+  value=$(sed -n "s/^$1: //p" <<<"$report")
+  [[ -n $value ]] || fail "carousel version has no '$1:' line (or it is empty):"$'\n'"$report"
+  echo "$value"
+}
+commit=$(field commit)
+field compiler >/dev/null
+field "build type" >/dev/null
+field flags >/dev/null
+native=$(field native)
+mpi=$(field "MPI library")
+[[ $native == "on (-march=native)" || $native == off ]] || fail "native: '$native'"
+[[ $mpi != unknown ]] || fail "the MPI library did not report its version"
+# Built from a git checkout, the commit is known (CI builds a clone).
+if git -C "$CAROUSEL_SOURCE_DIR" rev-parse --show-toplevel >/dev/null 2>&1; then
+  [[ $commit =~ ^[A-Za-z0-9._/+-]+$ && $commit != unknown ]] ||
+    fail "commit '$commit' from a git checkout"
+fi
+ok "carousel version:"$'\n'"$report"
+
+vhelp=$("$CAROUSEL_BIN" version --help) || fail "carousel version --help exited with an error"
+grep -qF "Usage: carousel version" <<<"$vhelp" || fail "carousel version --help: $vhelp"
+rc=0
+"$CAROUSEL_BIN" version extra >/dev/null 2>&1 || rc=$?
+((rc == 2)) || fail "carousel version extra exited $rc, expected 2"
+ok "carousel version --help, and a stray argument is a usage error"
+
+if [[ -n ${CAROUSEL_MAN_PAGE_FILE:-} ]]; then
+  man=$CAROUSEL_MAN_PAGE_FILE
+  [[ -s $man ]] || fail "$man missing (help2man was found at configure time)"
+  grep -qx '.SH SYNOPSIS' "$man" || fail "$man has no SYNOPSIS: help2man did not read the Usage: line"
+  grep -qF "\"carousel $CAROUSEL_VERSION\"" "$man" || fail "$man does not name carousel $CAROUSEL_VERSION"
+  for section in OPTIONS '"EXIT STATUS"' EXAMPLES; do
+    grep -qx ".SH $section" "$man" || fail "$man has no $section section"
+  done
+  grep -qx 'gen lda' "$man" || fail "$man does not list 'gen lda'"
+  ok "man page $man"
+else
+  echo "note: no man page in this build (help2man not found), not checked"
+fi
+echo "PASS: help_version"
