@@ -31,6 +31,7 @@ std::string Usage() {
       "tools:\n"
       "  gen mf   synthetic ratings with known factors\n"
       "  gen lda  a synthetic corpus with known topics\n"
+      "  lda infer  topics of new documents given a finished lda run (one process)\n"
       "  samplers the samplers, the models they run on and their papers\n"
       "  version  print the version\n";
   return text;
