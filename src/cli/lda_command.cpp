@@ -90,7 +90,10 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
 LdaCommandOptions Parse(const std::vector<std::string>& args) {
   LdaCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
-  CLI::App app{"carousel lda: latent Dirichlet allocation by distributed SG-MCMC", "carousel lda"};
+  CLI::App app{
+      "carousel lda: latent Dirichlet allocation by distributed SG-MCMC\n"
+      "(carousel lda infer --help: topics of new documents given a finished run)",
+      "carousel lda"};
   SetUpCommandApp(app);
   AddOptions(app, o);
   ParseOrThrow(app, args, "carousel lda");
@@ -144,6 +147,8 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
 }  // namespace
 
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "infer")
+    return RunLdaInferCommand(comm, {args.begin() + 1, args.end()});
   if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunLdaCommand)) return *code;
   LdaCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, "lda", args, options, Parse);
@@ -220,6 +225,18 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
         topic_word->AppendRows(rows.data(), count);
         top_words += io::TopWordsLines(rows, first, count, corpus.vocab);
       });
+  // doc_topic.npy a slice of documents at a time, committed with the other outputs.
+  std::unique_ptr<io::NpyRowWriter> doc_topic;
+  RunCollectively(comm, [&] {
+    if (comm.rank() == 0)
+      doc_topic = std::make_unique<io::NpyRowWriter>(options.basics.out + "/doc_topic.npy",
+                                                     corpus.documents,
+                                                     static_cast<std::size_t>(config.topics));
+  });
+  model.StreamDocumentTopicMean(
+      [&](std::size_t, std::size_t count, const std::vector<double>& rows) {
+        doc_topic->AppendRows(rows.data(), count);
+      });
   const std::uint64_t samples = model.samples();
   const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
   const LdaGibbsStats gibbs = model.gibbs_stats();
@@ -230,6 +247,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (comm.rank() == 0) {
     io::WriteLdaTrace(trace_path, comments, model.trace());
     topic_word->Commit();
+    doc_topic->Commit();
+    if (!corpus.vocab.empty()) io::WriteVocabulary(options.basics.out + "/vocab.txt", corpus.vocab);
     io::WriteFileAtomically(options.basics.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
     const LdaTraceRow& last = model.trace().back();

@@ -43,6 +43,7 @@ std::string Usage() {
   text += "\nTools:\n";
   text += Entry("gen mf", "synthetic ratings with known factors");
   text += Entry("gen lda", "a synthetic corpus with known topics");
+  text += Entry("lda infer", "topics of new documents given a finished lda run (one process)");
   text += Entry("summary", "convergence diagnostics of a run's chains (R-hat, ESS)");
   text += Entry("samplers", "the samplers, the models they run on and their papers");
   text += Entry("version", "the version, git commit, compiler, flags and MPI library");

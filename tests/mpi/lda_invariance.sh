@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rank-count invariance of `carousel lda` (DESIGN.md section 1): with --tiles 4 and a fixed
-# seed the chain is the same on 1, 2 and 4 ranks, so topic_word.npy, topics.txt,
+# seed the chain is the same on 1, 2 and 4 ranks, so topic_word.npy, doc_topic.npy (its rows
+# held by the ranks of their row blocks and gathered a slice at a time), topics.txt,
 # heldout.txt and trace.csv (without '#' lines and seconds) are bitwise identical, for
 # scir, sgrld and sgrhmc on the cyclic schedule and for scir on the random one. Also checks
 # that the comparison can fail: another seed gives other outputs. A synthetic corpus
@@ -24,7 +25,7 @@ for variant in scir-cyclic sgrld-cyclic sgrhmc-cyclic scir-random; do
   done
   same_lda_outputs "$T/$variant-p1" "$T/$variant-p2" "$variant: P=1 vs P=2"
   same_lda_outputs "$T/$variant-p1" "$T/$variant-p4" "$variant: P=1 vs P=4"
-  ok "$variant: P=1, 2, 4 give bitwise-identical topic_word.npy, topics.txt, heldout.txt, trace.csv"
+  ok "$variant: P=1, 2, 4 give bitwise-identical topic_word.npy, doc_topic.npy, topics.txt, heldout.txt, trace.csv"
 done
 
 # Reading by rank (DESIGN.md section 8): each rank parses its byte range and the entries go
@@ -53,11 +54,13 @@ done
 run_ok seed8 2 lda "${COMMON[@]}" --seed 8 --out "$T/seed8"
 files_differ "$T/scir-cyclic-p2/topic_word.npy" "$T/seed8/topic_word.npy" ||
   fail "--seed 8 gives the same topic_word.npy as --seed 7"
+files_differ "$T/scir-cyclic-p2/doc_topic.npy" "$T/seed8/doc_topic.npy" ||
+  fail "--seed 8 gives the same doc_topic.npy as --seed 7"
 ! cmp -s <(trace_body "$T/scir-cyclic-p2/trace.csv") <(trace_body "$T/seed8/trace.csv") ||
   fail "--seed 8 gives the same trace.csv as --seed 7"
 ! cmp -s <(strip_comments "$T/scir-cyclic-p2/heldout.txt") <(strip_comments "$T/seed8/heldout.txt") ||
   fail "--seed 8 holds out the same documents as --seed 7"
-ok "--seed 8 gives a different topic_word.npy, trace.csv and held-out set than --seed 7"
+ok "--seed 8 gives a different topic_word.npy, doc_topic.npy, trace.csv and held-out set than --seed 7"
 files_differ "$T/scir-cyclic-p1/topic_word.npy" "$T/scir-random-p1/topic_word.npy" ||
   fail "--schedule random gives the same topic_word.npy as --schedule cyclic"
 ok "--schedule random gives a different chain than --schedule cyclic"

@@ -64,11 +64,11 @@ class ByteReader {
     GetRaw(v.data(), count * sizeof(T));
     return v;
   }
+  bool done() const { return offset_ == bytes_.size(); }  // everything has been read
   std::string GetBytes() {
     const auto chars = GetVector<char>();
     return std::string(chars.begin(), chars.end());
   }
-  bool done() const { return offset_ == bytes_.size(); }  // every byte read
 
  private:
   void GetRaw(void* data, std::size_t size) {

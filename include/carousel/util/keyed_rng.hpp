@@ -31,6 +31,7 @@ enum class Purpose : std::uint64_t {
   kTest,  // reserved for tests and benchmarks
   kNoiseAux,
   kHeldOut,  // Gibbs sweeps over held-out documents during evaluation
+  kInfer,          // topics of new documents given a finished run's (carousel lda infer)
   kDrawSelection,  // the users and items --save-draws N picks
   kChainSeed,      // the seeds of chains 2, 3, ... of --chains
 };

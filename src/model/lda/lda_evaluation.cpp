@@ -1,7 +1,10 @@
-// LdaModel's evaluation by document completion, and the posterior mean of the topics
-// streamed to rank 0.
+// LdaModel's evaluation by document completion, and the posterior means of the topics and
+// of the documents' topic proportions streamed to rank 0.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "carousel/comm/collective.hpp"
 #include "carousel/model/column_ring.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "lda_model_impl.hpp"
@@ -85,10 +88,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         for (std::size_t d = 0; d < test.documents(); ++d) {
           const double* hat = theta_hat[r].data() + d * K();
           for (std::uint64_t i = test.Begin(d, j); i < test.End(d, j); ++i) {
-            const double* phi = view_.Row(test.word[i]);
-            double p = 0.0;
-            for (std::size_t k = 0; k < K(); ++k) p += hat[k] * phi[k];
-            p /= kept;
+            const double p = PredictiveProbability(hat, view_.Row(test.word[i]), K(), kept);
             log_p[rb.id][0] += std::log(p);
             if (collect) {
               rb.pred_sum[i] += p;
@@ -103,13 +103,24 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         const TopicTokens& observed = rows_[r].tokens.observed;
         for (std::size_t d = 0; d < observed.tokens.documents(); ++d) {
           const std::uint32_t* n = observed.DocTopic(d);
-          const double length =
-              static_cast<double>(observed.tokens.End(d, B() - 1) - observed.tokens.Begin(d, 0));
-          const double norm = 1.0 / (length + alpha * static_cast<double>(K()));
-          for (std::size_t k = 0; k < K(); ++k)
-            theta_hat[r][d * K() + k] += (static_cast<double>(n[k]) + alpha) * norm;
+          AddTopicProportions(n, static_cast<double>(observed.tokens.Length(d)), alpha, K(),
+                              theta_hat[r].data() + d * K());
         }
       }
+    }
+  }
+  // The documents' topic proportions of this sample (doc_topic.npy): the training
+  // documents' from their current assignments, the held-out ones' from this evaluation.
+  if (collect) {
+    const double kept = static_cast<double>(passes - first_kept);
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      LdaRowBlock& rb = rows_[r];
+      const TopicTokens& train = rb.tokens.train;
+      for (std::size_t d = 0; d < train.tokens.documents(); ++d)
+        AddTopicProportions(train.DocTopic(d), static_cast<double>(train.tokens.Length(d)), alpha,
+                            K(), rb.train_theta_sum.data() + d * K());
+      for (std::size_t e = 0; e < rb.held_out_theta_sum.size(); ++e)
+        rb.held_out_theta_sum[e] += theta_hat[r][e] / kept;
     }
   }
   KeyedPartials partials(log_p.begin(), log_p.end());
@@ -181,6 +192,100 @@ void LdaModel::Impl::StreamTopicWordMean(const TopicRowsSink& sink) {
     const std::vector<double> rows = TopicRows(first, count);
     if (comm_->rank() == 0) sink(first, count, rows);
   }
+}
+
+// Documents [first, first + slice) at a time: each rank sends the theta_hat of its
+// documents in the slice (ids ascending), rank 0 places them and hands the slice on.
+void LdaModel::Impl::StreamDocumentTopicMean(const DocumentRowsSink& sink,
+                                             std::uint32_t rows_per_slice) {
+  const std::size_t topics = K();
+  const double alpha = config_.alpha;
+  // This rank's documents in id order, and where each one's state is.
+  struct Held {
+    std::uint32_t doc;
+    std::uint32_t block;  // index into rows_
+    DocumentRole role;
+    std::uint32_t local;  // index among the block's documents of that role
+  };
+  std::vector<Held> held;
+  for (std::size_t b = 0; b < rows_.size(); ++b) {
+    std::uint32_t train = 0, held_out = 0;
+    for (std::uint32_t d : grid_->rows().Members(rows_[b].id)) {
+      const DocumentRole role = roles_[d];
+      const std::uint32_t local = role == DocumentRole::kTrain     ? train++
+                                  : role == DocumentRole::kHeldOut ? held_out++
+                                                                   : 0;
+      held.push_back({d, static_cast<std::uint32_t>(b), role, local});
+    }
+  }
+  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.doc < b.doc; });
+
+  // theta_hat of one held document into `row` (K values, zero on entry).
+  const double samples = static_cast<double>(collected_);
+  const std::vector<std::uint32_t> no_counts(topics, 0);
+  auto fill = [&](const Held& h, double* row) {
+    const LdaRowBlock& rb = rows_[h.block];
+    const std::size_t at = static_cast<std::size_t>(h.local) * topics;
+    if (h.role == DocumentRole::kEmpty) {
+      AddTopicProportions(no_counts.data(), 0.0, alpha, topics, row);
+    } else if (collected_ > 0) {
+      const std::vector<double>& sum =
+          h.role == DocumentRole::kTrain ? rb.train_theta_sum : rb.held_out_theta_sum;
+      for (std::size_t k = 0; k < topics; ++k) row[k] = sum[at + k] / samples;
+    } else {  // no sample yet: the current state's
+      const TopicTokens& t = h.role == DocumentRole::kTrain ? rb.tokens.train : rb.tokens.observed;
+      AddTopicProportions(t.DocTopic(h.local), static_cast<double>(t.tokens.Length(h.local)), alpha,
+                          topics, row);
+    }
+  };
+
+  const std::uint32_t D = corpus_.documents;
+  const std::uint32_t slice =
+      rows_per_slice > 0
+          ? rows_per_slice
+          : static_cast<std::uint32_t>(std::max<std::size_t>(
+                1, std::min<std::size_t>(D, (std::size_t{16} << 20) / (8 * topics))));
+  std::optional<Error> failure;
+  std::size_t next = 0;
+  for (std::uint32_t first = 0; first < D; first += std::min(slice, D - first)) {
+    const std::uint32_t count = std::min(slice, D - first);
+    std::vector<std::uint32_t> docs;
+    std::vector<double> values;
+    for (; next < held.size() && held[next].doc < first + count; ++next) {
+      docs.push_back(held[next].doc);
+      values.resize(values.size() + topics, 0.0);
+      fill(held[next], values.data() + values.size() - topics);
+    }
+    ByteWriter out;
+    out.PutVector(docs);
+    out.PutVector(values);
+    const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
+    if (comm_->rank() != 0 || failure) continue;
+    std::vector<double> rows(static_cast<std::size_t>(count) * topics, 0.0);
+    std::uint32_t placed = 0;
+    for (const std::string& part : parts) {
+      ByteReader in(part);
+      const auto ids = in.GetVector<std::uint32_t>();
+      const auto v = in.GetVector<double>();
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(i * topics),
+                  v.begin() + static_cast<std::ptrdiff_t>((i + 1) * topics),
+                  rows.begin() + static_cast<std::ptrdiff_t>((ids[i] - first) * topics));
+      placed += static_cast<std::uint32_t>(ids.size());
+    }
+    try {
+      if (placed != count)
+        throw Error(ExitCode::kInternal, "doc_topic: " + std::to_string(placed) + " of " +
+                                             std::to_string(count) + " documents from " +
+                                             std::to_string(first) + " reached rank 0");
+      sink(first, count, rows);
+    } catch (const Error& e) {
+      failure = e;  // the other ranks are in the next slice's gather: finish the rounds first
+    }
+  }
+  RunCollectively(*comm_, [&] {
+    if (failure) throw *failure;
+  });
 }
 
 }  // namespace carousel

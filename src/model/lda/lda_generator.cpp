@@ -79,6 +79,7 @@ GeneratedCorpus GenerateLda(const LdaGeneratorOptions& o) {
     // Keyed apart from the topics' streams (ids K and up are documents).
     KeyedStream rng(o.seed, Purpose::kGenerate, K + d, 0);
     const std::vector<double> theta = Dirichlet(doc_shape, rng);
+    if (o.keep_proportions) out.theta.insert(out.theta.end(), theta.begin(), theta.end());
     std::vector<double> cumulative(K);
     std::partial_sum(theta.begin(), theta.end(), cumulative.begin());
     const std::uint64_t length = std::max<std::uint64_t>(1, Poisson(o.mean_length, rng));

@@ -72,6 +72,8 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
     rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
+    rb.train_theta_sum.assign(rb.tokens.train.tokens.documents() * K(), 0.0);
+    rb.held_out_theta_sum.assign(rb.tokens.observed.tokens.documents() * K(), 0.0);
     rows_.push_back(std::move(rb));
   }
   return survey_.stratum_sizes;
@@ -302,6 +304,8 @@ std::string LdaModel::SaveRowBlock(int id) const {
   row.PutVector(rb.tokens.observed.topic);
   row.PutVector(rb.pred_sum);
   row.PutVector(rb.phi_sum);
+  row.PutVector(rb.train_theta_sum);
+  row.PutVector(rb.held_out_theta_sum);
   return row.Take();
 }
 void LdaModel::RestoreRowBlock(int id, const std::string& bytes) {
@@ -311,6 +315,12 @@ void LdaModel::RestoreRowBlock(int id, const std::string& bytes) {
   ReadExact(in, rb.tokens.observed.topic, "held-out topics");
   ReadExact(in, rb.pred_sum, "test predictions");
   ReadExact(in, rb.phi_sum, "posterior sums");
+  if (in.done())
+    throw Error(ExitCode::kCheckpoint,
+                "checkpoint: written by an earlier version of carousel, without the documents' "
+                "topic sums (doc_topic.npy); start the run again");
+  ReadExact(in, rb.train_theta_sum, "training documents' topic sums");
+  ReadExact(in, rb.held_out_theta_sum, "held-out documents' topic sums");
   for (TopicTokens* t : {&rb.tokens.train, &rb.tokens.observed}) {
     for (std::uint16_t z : t->topic)
       if (z >= impl_->K()) throw Error(ExitCode::kCheckpoint, "checkpoint: topic out of range");
@@ -375,7 +385,8 @@ ModelFootprint LdaModel::footprint() const {
       f.state_bytes += BytesOf(t->doc_topic);
     }
     f.data_bytes += BytesOf(rb.tokens.test);
-    f.state_bytes += BytesOf(rb.pred_sum) + BytesOf(rb.phi_sum);
+    f.state_bytes += BytesOf(rb.pred_sum) + BytesOf(rb.phi_sum) + BytesOf(rb.train_theta_sum) +
+                     BytesOf(rb.held_out_theta_sum);
   }
   for (const auto& [j, block] : impl_->cols_)
     f.state_bytes += BytesOf(block.theta) + BytesOf(block.momentum);
@@ -402,6 +413,9 @@ std::vector<std::uint32_t> LdaModel::HeldOutDocuments() const {
 }
 void LdaModel::StreamTopicWordMean(const TopicRowsSink& sink) {
   impl_->StreamTopicWordMean(sink);
+}
+void LdaModel::StreamDocumentTopicMean(const DocumentRowsSink& sink, std::uint32_t rows_per_slice) {
+  impl_->StreamDocumentTopicMean(sink, rows_per_slice);
 }
 std::uint64_t LdaModel::samples() const {
   return impl_->collected_;

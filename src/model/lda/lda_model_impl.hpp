@@ -13,6 +13,7 @@
 
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/model/lda/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_inference.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/util/error.hpp"
@@ -33,6 +34,9 @@ struct LdaRowBlock {
   // here, where it never moves, rather than with the travelling block: it changes only
   // at evaluations, and every rank sees every column block during an evaluation.
   std::vector<double> phi_sum;
+  // Per document x K: sum over the collected evaluations of theta_hat_d, for the training
+  // documents (train.tokens order) and the held-out ones (observed.tokens order).
+  std::vector<double> train_theta_sum, held_out_theta_sum;
 };
 
 inline std::string EncodeDoubles(const std::vector<const std::vector<double>*>& parts) {
@@ -98,6 +102,7 @@ struct LdaModel::Impl {
   std::vector<double> InverseTotal() const;
   std::vector<double> TopicRows(std::size_t first, std::size_t count);
   void StreamTopicWordMean(const TopicRowsSink& sink);
+  void StreamDocumentTopicMean(const DocumentRowsSink& sink, std::uint32_t rows_per_slice);
   std::string Fingerprint() const;
 
   LdaConfig config_;

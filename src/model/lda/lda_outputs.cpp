@@ -55,4 +55,10 @@ void WriteHeldOut(const std::string& path, const std::string& comments,
   WriteFileAtomically(path, out);
 }
 
+void WriteVocabulary(const std::string& path, const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += w + '\n';
+  WriteFileAtomically(path, out);
+}
+
 }  // namespace carousel::io

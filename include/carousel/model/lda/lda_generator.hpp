@@ -28,11 +28,14 @@ struct LdaGeneratorOptions {
   double beta = 0.1;           // topic-word concentration per word: beta V in all
   double zipf = 1.0;           // exponent of the base word frequencies
   std::uint64_t seed = 1;
+  bool keep_proportions = false;  // also return every document's theta_d (tests)
 };
 
 struct GeneratedCorpus {
   Corpus corpus;            // documents in id order, words ascending within a document
   std::vector<double> phi;  // the true topics, K x V row-major (each row sums to 1)
+  // The documents' true topic proportions, D x K (only with keep_proportions).
+  std::vector<double> theta;
 };
 
 // Throws carousel::UsageError for impossible options (no documents, words or topics, a

@@ -113,6 +113,18 @@ class LdaModel : public TileModel {
   using TopicRowsSink =
       std::function<void(std::size_t first, std::size_t count, const std::vector<double>& rows)>;
   void StreamTopicWordMean(const TopicRowsSink& sink);
+  // The posterior mean of every document's topic proportions theta_d over the collected
+  // samples, D x K in document id order (all documents of the corpus): a training
+  // document's theta_hat = (n_dk + alpha) / (n_d + K alpha) from its topic assignments at
+  // each collected evaluation; a held-out document's is its document-completion estimate
+  // from its observed tokens (averaged over the evaluation's kept passes); a document
+  // without tokens gets the prior mean 1/K. Before any sample was collected: the current
+  // state's. Handed to `sink` on rank 0 in slices of consecutive documents (`count` rows
+  // of K values, documents first .. first + count - 1) of `rows_per_slice` documents (0:
+  // about 16 MiB each), so no rank holds the whole matrix. Collective; an Error thrown by
+  // `sink` is rethrown on every rank after the last slice.
+  using DocumentRowsSink = TopicRowsSink;
+  void StreamDocumentTopicMean(const DocumentRowsSink& sink, std::uint32_t rows_per_slice = 0);
   std::uint64_t samples() const;  // evaluations collected into the posterior means
   // The whole K x V posterior mean on rank 0 (empty elsewhere), for tests and small
   // problems; `samples` as samples(). Collective.

@@ -5,6 +5,10 @@
 //                    written in slices of topics (io::NpyRowWriter)
 //   topics.txt       the 20 most probable words of every topic under that mean
 //   heldout.txt      the held-out document ids (0-based, file order), one per line
+//   doc_topic.npy    posterior mean of every document's topic proportions, D x K float64
+//                    (row d: document d of the corpus), written in slices of documents
+//   vocab.txt        the --vocab words, line i = word i = column i of topic_word.npy (only
+//                    with --vocab), so that `carousel lda infer` can match words by spelling
 #pragma once
 
 #include <cstdint>
@@ -27,5 +31,8 @@ std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, st
 
 void WriteHeldOut(const std::string& path, const std::string& comments,
                   const std::vector<std::uint32_t>& documents);
+
+// One word per line, as io::ReadVocabulary reads it back.
+void WriteVocabulary(const std::string& path, const std::vector<std::string>& words);
 
 }  // namespace carousel::io

@@ -46,6 +46,7 @@ struct TileTokens {
     return tile_start[d * static_cast<std::size_t>(blocks) + static_cast<std::size_t>(j)];
   }
   std::uint64_t End(std::size_t d, int j) const { return Begin(d, j + 1); }
+  std::uint64_t Length(std::size_t d) const { return End(d, blocks - 1) - Begin(d, 0); }
   std::uint64_t tokens() const { return word.size(); }
 };
 
