@@ -9,6 +9,15 @@
 
 namespace carousel::cli {
 
+void WriteRunConfig(Communicator& comm, const std::string& command, const RunBasics& basics) {
+  if (!basics.resume.empty()) return;
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    io::EnsureDirectory(basics.out);
+    io::WriteFileAtomically(basics.out + "/" + kRunConfigFile, basics.run_config.Toml(command));
+  });
+}
+
 ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
                       std::uint64_t iterations, const RunRecord& record, const ChainHooks& hooks) {
   Progress progress(engine.iteration(), iterations, comm.rank() == 0 && !basics.quiet);
