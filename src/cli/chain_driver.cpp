@@ -21,6 +21,15 @@ void DrawsOutput::Write(const DrawsTable& draws) const {
   io::WriteDraws(out + "/draws/chain-1.csv", header, draws.columns(), draws.values());
 }
 
+void WriteRunConfig(Communicator& comm, const std::string& command, const RunBasics& basics) {
+  if (!basics.resume.empty()) return;
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    io::EnsureDirectory(basics.out);
+    io::WriteFileAtomically(basics.out + "/" + kRunConfigFile, basics.run_config.Toml(command));
+  });
+}
+
 ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& basics,
                       std::uint64_t iterations, const RunRecord& record, const ChainHooks& hooks) {
   Progress progress(engine.iteration(), iterations, comm.rank() == 0 && !basics.quiet);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
@@ -73,6 +74,8 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& e) {
+    if (const std::optional<std::string> problem = ConfigFileProblem(app, e))
+      throw Error(ExitCode::kUsage, command + ": " + *problem);
     const std::string suggestion = SuggestOption(app, args);
     throw Error(ExitCode::kUsage, command + ": " + (suggestion.empty() ? e.what() : suggestion));
   }

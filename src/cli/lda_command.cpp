@@ -98,11 +98,16 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   AddOptions(app, o);
   ParseOrThrow(app, args, "carousel lda");
   ResolveChainOptions(app, o.config, o.basics);
-  if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
-  o.argv = args;
+  if (o.basics.schedule == "default") {
+    o.basics.schedule = "cyclic";
+    o.basics.run_config.Resolve("--schedule", o.basics.schedule, "the default");
+  }
+  o.argv = SelfContainedArgs(app, args);
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
+  if (o.step <= 0)
+    o.basics.run_config.Resolve("--step", io::FormatReal(h), "the sampler's default");
   c.step = StepSchedule{h * std::pow(o.tau, o.kappa), o.tau, o.kappa};
   c.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
                                              : StratumSchedule::Kind::kCyclic;
@@ -157,7 +162,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                    options.config.seed, args, RunLdaCommand});
 
   LdaConfig& config = options.config;
-  ResolveTiles(comm, config.tiles);
+  ResolveTiles(comm, config.tiles, options.basics);
   const auto load_start = std::chrono::steady_clock::now();
   io::CorpusInput input;
   input.path = options.corpus;
@@ -179,6 +184,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
           throw InputError(corpus.path,
                            "no training documents (every document is empty or held out)");
       });
+  WriteRunConfig(comm, "lda", options.basics);
   LdaModel& model = *chain.model;
   TileEngine* engine = chain.engine.get();
   // The model's tokens hold the documents now; only the sizes and the words stay.

@@ -93,7 +93,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
   ResolveChainOptions(app, o.config, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
-  o.argv = args;
+  o.argv = SelfContainedArgs(app, args);
   o.input.seed = o.config.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
@@ -101,7 +101,11 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   if (o.metric != "default" && sampler != "sgrld" && sampler != "sgrhmc")
     throw UsageError("--metric", "applies to --sampler sgrld and sgrhmc only (not " + sampler +
                                      "; hamcmc's H0 is --initial-metric)");
-  if (o.metric == "default") o.metric = sampler == "sgrld" ? "fisher" : "rating-count";
+  if (o.metric == "default") {
+    o.metric = sampler == "sgrld" ? "fisher" : "rating-count";
+    if (sampler == "sgrld" || sampler == "sgrhmc")
+      o.basics.run_config.Resolve("--metric", o.metric, "the sampler's default");
+  }
   if (o.metric == "fisher") {
     o.config.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   } else {
@@ -164,7 +168,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                    options.config.seed, args, RunMfCommand});
 
   MfConfig& config = options.config;
-  ResolveTiles(comm, config.tiles);
+  ResolveTiles(comm, config.tiles, options.basics);
   options.input.tiles = config.tiles;
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
@@ -175,8 +179,12 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   // runs at its defaults on any rank count; an explicit --schedule cyclic is refused.
   const bool hamcmc_needs_random =
       config.sampler.name == "hamcmc" && std::gcd(config.sampler.memory, config.tiles) != 1;
-  if (options.basics.schedule == "default")
+  if (options.basics.schedule == "default") {
     options.basics.schedule = hamcmc_needs_random ? "random" : "cyclic";
+    options.basics.run_config.Resolve(
+        "--schedule", options.basics.schedule,
+        hamcmc_needs_random ? "hamcmc's, as --memory and --tiles share a divisor" : "the default");
+  }
   config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
                                                         : StratumSchedule::Kind::kCyclic;
   RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
@@ -189,13 +197,21 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
   });
   config.step.a = options.step > 0 ? options.step : DefaultMfStep(config.sampler, data.problem);
-  if (!options.rmsprop_lambda_given)
+  if (options.step <= 0)
+    options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
+                                      "the sampler's default for this data");
+  if (!options.rmsprop_lambda_given) {
     config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
+    options.basics.run_config.Resolve("--rmsprop-lambda",
+                                      io::FormatReal(config.sampler.rmsprop_lambda),
+                                      "the default, 2 / training ratings");
+  }
 
   if (config.sampler.name == "gibbs") {
     RunCollectively(comm, [&] {
       if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
     });
+    WriteRunConfig(comm, "mf", options.basics);
     return RunGibbsReference(options.basics.out, config, data,
                              io::CommentBlock(Comments(options, config, 1, data)),
                              options.basics.quiet);
@@ -205,6 +221,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
       comm,
       [&] { return std::make_unique<BpmfModel>(config, data.problem, std::move(data.share)); },
       config.chain(), resume_payload, options.basics.out);
+  WriteRunConfig(comm, "mf", options.basics);
   BpmfModel& model = *chain.model;
   TileEngine* engine = chain.engine.get();
 

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "carousel/cli/resume.hpp"
+#include "carousel/cli/run_config.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/error.hpp"
 
@@ -41,6 +42,10 @@ void PrepareFreshOutput(const std::string& out, bool overwrite) {
                                   ", replace it with --overwrite, or choose another --out");
   }
   io::RemoveCheckpoints(CheckpointDir(out));
+  // The old run's config.toml goes too, lest it stay beside no outputs of its own if this run
+  // fails before it writes its own (it does not keep a fresh run out: see the header).
+  const fs::path config = fs::path(out) / kRunConfigFile;
+  if (fs::exists(config, ec)) found.push_back(config);
   for (const fs::path& path : found) {
     fs::remove(path, ec);
     if (ec) throw OutputError(path.string(), "cannot delete the old run's file: " + ec.message());

@@ -92,6 +92,12 @@ void CheckOptionsAllowedOnResume(const std::vector<std::string>& args) {
     if (AllowedOnResume(name)) return;
     if (name.rfind("-", 0) != 0)
       throw UsageError(name, "unexpected argument (with --resume, the run keeps its options)");
+    if (name == "--config")
+      throw UsageError(name,
+                       "cannot be given with --resume: a resumed run takes its options from its "
+                       "checkpoint (a run started with --config keeps the file's options there), "
+                       "never from a file. Only --iterations, --checkpoint-every, "
+                       "--checkpoint-minutes, --eval-every and --quiet may change");
     throw UsageError(name,
                      "cannot be given with --resume: a resumed run keeps the options it was "
                      "started with (they are in the header of its trace.csv). Only --iterations, "

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "carousel/cli/command_support.hpp"
+#include "carousel/cli/config_file.hpp"
 #include "carousel/cli/output_directory.hpp"
 #include "carousel/cli/resume.hpp"
+#include "carousel/cli/run_config.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -23,7 +25,8 @@
 namespace carousel::cli {
 
 // Parses `args` into `options` with `parse` and readies --out for a fresh run
-// (PrepareFreshOutput). With --resume DIR, parses instead the command line stored in DIR's
+// (PrepareFreshOutput); the message of a bad option that a --config file set names the file
+// (NameConfigFile). With --resume DIR, parses instead the command line stored in DIR's
 // newest intact checkpoint with the few options that may change (ResumedArgs), and returns
 // that checkpoint's payload (empty for a fresh run). Collective: one message for the job on
 // a bad option or checkpoint.
@@ -34,7 +37,11 @@ std::string ParseOrResume(Communicator& comm, const std::string& command,
   RunCollectively(comm, [&] {
     const std::optional<std::string> dir = ResumeDirectory(args);
     if (!dir) {
-      options = parse(args);
+      try {
+        options = parse(args);
+      } catch (const Error& e) {
+        throw NameConfigFile(e, args);
+      }
       if (comm.rank() == 0) PrepareFreshOutput(options.basics.out, options.basics.overwrite);
       return;
     }
@@ -57,10 +64,18 @@ std::string ParseOrResume(Communicator& comm, const std::string& command,
   return payload;
 }
 
-// --tiles not given (0): one tile per rank. RankLayout checks that it divides.
-inline void ResolveTiles(const Communicator& comm, int& tiles) {
-  if (tiles <= 0) tiles = comm.size();
+// --tiles not given (0): one tile per rank, recorded for config.toml. RankLayout checks
+// that it divides.
+inline void ResolveTiles(const Communicator& comm, int& tiles, RunBasics& basics) {
+  if (tiles > 0) return;
+  tiles = comm.size();
+  basics.run_config.Resolve("--tiles", std::to_string(tiles), "one tile per rank");
 }
+
+// A fresh run's config.toml (run_config.hpp) into --out, on rank 0, once the command has
+// resolved its options; a resumed run keeps the one its start wrote. Collective: one message
+// for the job when it cannot be written.
+void WriteRunConfig(Communicator& comm, const std::string& command, const RunBasics& basics);
 
 // A model and the engine that runs it.
 template <class Model>

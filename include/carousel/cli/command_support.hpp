@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "carousel/cli/config_file.hpp"
+#include "carousel/cli/run_config.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/util/error.hpp"
@@ -27,11 +29,12 @@ void SetUpCommandApp(CLI::App& app);
 
 // Parses `args` into `app`; turns --help into HelpRequested and parse errors into a usage
 // Error prefixed with `command` ("carousel mf"), with "did you mean --x?" for a misspelt
-// option.
+// option, and the file and key for a bad key in a --config file (ConfigFileProblem).
 void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std::string& command);
 
 // The options every sampling command shares (the chain's in its Config: tiles, iterations,
-// burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions.
+// burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions, and the
+// record of the run's options that a fresh run writes as config.toml.
 struct RunBasics {
   explicit RunBasics(std::string default_out = "") : out(std::move(default_out)) {}
   std::string out;
@@ -42,6 +45,9 @@ struct RunBasics {
   double checkpoint_minutes = 0.0;  // also checkpoint after this much wall time (0: never)
   bool burn_in_given = false;
   int chains = 1;
+  // Every option with its value, from ResolveChainOptions on; the command adds the values it
+  // resolves itself (RunConfig::Resolve) before WriteRunConfig.
+  RunConfig run_config;
 };
 
 template <class Config>
@@ -77,20 +83,32 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
       ->check(NonNegative());
   app.add_option("--resume", o.resume,
                  "continue the run whose --out is DIR (only --iterations, --checkpoint-every, "
-                 "--checkpoint-minutes, --eval-every and --quiet may be given with it)");
+                 "--checkpoint-minutes, --eval-every and --quiet may be given with it)")
+      ->configurable(false);  // decided before parsing (ParseOrResume), from the command line
   app.add_flag("--overwrite", o.overwrite,
                "a fresh run may replace the outputs and checkpoints of another run in --out");
   app.add_flag("--quiet", o.quiet, "no progress lines");
+  AddConfigFileOption(app);
 }
 
-// After parsing: a burn-in that was not given is at most half the iterations (so a short
-// run needs no --burn-in); one that was given must be smaller than --iterations. --thin not
-// given is --eval-every, so that by default every evaluation after burn-in keeps a draw.
+// After parsing, before the command changes any option's variable: records every option
+// for config.toml (RunBasics::run_config). A burn-in that was not given is at most half the
+// iterations (so a short run needs no --burn-in); one that was given must be smaller than
+// --iterations. --thin not given is --eval-every, so that by default every evaluation after
+// burn-in keeps a draw.
 template <class Config>
-void ResolveChainOptions(const CLI::App& app, Config& c, RunBasics& o) {
+void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
+  o.run_config = RunConfig(app);
   o.burn_in_given = app.count("--burn-in") > 0;
-  if (!o.burn_in_given) c.burn_in = std::min(c.burn_in, c.iterations / 2);
-  if (c.thin == 0) c.thin = c.eval_every;
+  if (!o.burn_in_given) {
+    c.burn_in = std::min(c.burn_in, c.iterations / 2);
+    o.run_config.Resolve("--burn-in", std::to_string(c.burn_in),
+                         "the default, at most half of --iterations");
+  }
+  if (c.thin == 0) {
+    c.thin = c.eval_every;
+    o.run_config.Resolve("--thin", std::to_string(c.thin), "the default, --eval-every");
+  }
   if (c.burn_in >= c.iterations && !o.resume.empty())
     throw UsageError("--iterations", "must be larger than the resumed run's burn-in, " +
                                          std::to_string(c.burn_in) + " (fixed when it started)");

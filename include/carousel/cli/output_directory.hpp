@@ -2,7 +2,9 @@
 // run's outputs or checkpoints is refused (a later --resume would otherwise continue the
 // old chain), unless --overwrite is given; then those files are deleted first, so that no
 // stale file (a bias array of a run with biases beside a --no-bias run) stays beside the
-// new ones. Files that no Carousel command writes are never touched.
+// new ones. Files that no Carousel command writes are never touched. A run's config.toml
+// (run_config.hpp) alone does not keep a fresh run out: every fresh run writes its own, and
+// one may have been put there to be replayed.
 #pragma once
 
 #include <string>

@@ -17,7 +17,8 @@ std::optional<std::string> ResumeDirectory(const std::vector<std::string>& args)
 
 // Throws UsageError naming the first option in `args` that a resumed run may not change.
 // Allowed: --resume, --iterations, --checkpoint-every, --checkpoint-minutes, --eval-every,
-// --quiet, --help.
+// --quiet, --help. --config is refused too: the checkpoint's command line is the run's
+// options (it holds those of a config file the run started with, SelfContainedArgs).
 void CheckOptionsAllowedOnResume(const std::vector<std::string>& args);
 
 // What a checkpoint keeps of its run: the command ("mf", "lda") and its command line.
