@@ -20,7 +20,8 @@ const std::vector<std::string>& RunOutputFiles() {
       "W_sample.npy",       "H_mean.npy",        "H_var.npy",          "H_sample.npy",
       "user_bias_mean.npy", "user_bias_var.npy", "item_bias_mean.npy", "item_bias_var.npy",
       "user_ids.npy",       "item_ids.npy",      "topic_word.npy",     "topics.txt",
-      "heldout.txt",        "draws/chain-1.csv", "chains.txt",
+      "heldout.txt",        "draws/chain-1.csv", "chains.txt",         "doc_topic.npy",
+      "vocab.txt",
   };
   return files;
 }

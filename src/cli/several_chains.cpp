@@ -6,6 +6,7 @@
 #include <set>
 
 #include "carousel/cli/command_support.hpp"
+#include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -160,11 +161,19 @@ int Run(Communicator& world, const std::string& out, int chains,
   RunCollectively(world, [&] {
     if (world.rank() == 0) LinkDraws(out, chains);
   });
-  if (world.rank() == 0 && first == 0)
+  if (world.rank() == 0 && first == 0) {
     std::printf(
         "carousel: %d chains finished (%d at a time); outputs in %s/chain-*/, draws in "
-        "%s/draws/; check that they mixed with: carousel summary %s\n",
+        "%s/draws/ (carousel summary %s):\n",
         chains, groups, out.c_str(), out.c_str(), out.c_str());
+    std::fflush(stdout);
+    // The diagnostics of the draws, ending with whether the chains mixed.
+    try {
+      RunSummaryCommand({out});
+    } catch (const Error& e) {
+      std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", e.what());
+    }
+  }
   return first % 256;
 }
 

@@ -25,6 +25,7 @@ struct ToyChain {
   std::uint64_t iterations = 100;
   std::uint64_t burn_in = 40;
   std::uint64_t eval_every = 10;
+  std::uint64_t thin = 0;
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
 };

@@ -50,8 +50,8 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version gen lda mf samplers version" ""
-expect "samplers" s
+expect "--help --version gen lda mf samplers summary version" ""
+expect "samplers summary" s
 expect "lda mf" gen ""
 expect "--users" gen mf --us
 expect "--topics --topics-out" gen lda --topics

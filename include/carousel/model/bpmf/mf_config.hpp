@@ -34,7 +34,7 @@ struct MfConfig {
   std::uint64_t iterations = 1000;
   std::uint64_t burn_in = 200;
   std::uint64_t eval_every = 10;
-  std::uint64_t thin = 0;  // 0: --eval-every (ResolveChainOptions)
+  std::uint64_t thin = 0;  // 0: --eval-every
   std::uint64_t hyper_every = 10;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
@@ -42,7 +42,14 @@ struct MfConfig {
   MfDrawSelection draws;
 
   ChainOptions chain() const {
-    return {tiles, schedule, iterations, burn_in, eval_every, thin, checkpoint_every, seed};
+    return {tiles,
+            schedule,
+            iterations,
+            burn_in,
+            eval_every,
+            thin == 0 ? eval_every : thin,
+            checkpoint_every,
+            seed};
   }
 };
 

@@ -26,14 +26,21 @@ struct LdaConfig {
   std::uint64_t iterations = 1000;
   std::uint64_t burn_in = 100;
   std::uint64_t eval_every = 50;
-  std::uint64_t thin = 0;  // 0: --eval-every (ResolveChainOptions)
+  std::uint64_t thin = 0;              // 0: --eval-every
   int eval_sweeps = 10;                // Gibbs passes over held-out documents per evaluation
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double test_fraction = 0.1;  // documents held out for document completion
 
   ChainOptions chain() const {
-    return {tiles, schedule, iterations, burn_in, eval_every, thin, checkpoint_every, seed};
+    return {tiles,
+            schedule,
+            iterations,
+            burn_in,
+            eval_every,
+            thin == 0 ? eval_every : thin,
+            checkpoint_every,
+            seed};
   }
 };
 
