@@ -50,6 +50,20 @@ struct ChainOptions {
   std::uint64_t seed = 1;
 };
 
+// The chain options of a model's config (MfConfig, LdaConfig), whose fields carry the same
+// names; a thin of 0 there means --eval-every.
+template <class Config>
+ChainOptions ChainOptionsOf(const Config& c) {
+  return {c.tiles,
+          c.schedule,
+          c.iterations,
+          c.burn_in,
+          c.eval_every,
+          c.thin == 0 ? c.eval_every : c.thin,
+          c.checkpoint_every,
+          c.seed};
+}
+
 // What a model may ask of the run it is part of; fixed when the model is attached.
 struct TileRun {
   Communicator* comm = nullptr;

@@ -41,16 +41,7 @@ struct MfConfig {
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
   MfDrawSelection draws;
 
-  ChainOptions chain() const {
-    return {tiles,
-            schedule,
-            iterations,
-            burn_in,
-            eval_every,
-            thin == 0 ? eval_every : thin,
-            checkpoint_every,
-            seed};
-  }
+  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 }  // namespace carousel

@@ -32,16 +32,7 @@ struct LdaConfig {
   std::uint64_t seed = 1;
   double test_fraction = 0.1;  // documents held out for document completion
 
-  ChainOptions chain() const {
-    return {tiles,
-            schedule,
-            iterations,
-            burn_in,
-            eval_every,
-            thin == 0 ? eval_every : thin,
-            checkpoint_every,
-            seed};
-  }
+  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 }  // namespace carousel
