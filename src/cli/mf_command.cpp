@@ -80,6 +80,10 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--save-draws", o.save_draws,
                  "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
                  "of the input) or a count N (N users and N items picked with the seed)");
+  app.add_option("--keep-samples", c.keep_samples,
+                 "save N kept draws of W and H whole into samples/, spread evenly over the "
+                 "draws after burn-in, for carousel predict (0: none)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 20));
   AddChainOptions(app, c, o.basics);
 }
 
@@ -157,6 +161,31 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"cold_test_ratings", std::to_string(data.cold_test)}};
 }
 
+io::MfModelSummary ModelSummary(const MfConfig& c, const io::LoadedMf& data, const BpmfModel& model,
+                                std::uint64_t posterior_draws) {
+  io::MfModelSummary m;
+  m.version = kVersion;
+  m.sampler = c.sampler.name;
+  m.seed = c.seed;
+  m.tiles = c.tiles;
+  const ChainOptions chain = c.chain();
+  m.iterations = chain.iterations;
+  m.burn_in = chain.burn_in;
+  m.thin = chain.thin;
+  m.posterior_draws = posterior_draws;
+  m.mu = data.problem.mu;
+  m.lo = data.problem.lo;
+  m.hi = data.problem.hi;
+  m.shape = c.shape;
+  m.users = data.problem.rows;
+  m.items = data.problem.cols;
+  m.train_ratings = data.problem.train_count;
+  m.hyper_sampled = c.priors.sample_hyper;
+  m.hyper_mean = model.HyperPosteriorMean();
+  m.sample_iterations = model.samples_taken();
+  return m;
+}
+
 }  // namespace
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
@@ -210,6 +239,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (config.sampler.name == "gibbs") {
     RunCollectively(comm, [&] {
       if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
+      if (config.keep_samples > 0)
+        throw UsageError("--keep-samples", "is not available with --sampler gibbs");
     });
     WriteRunConfig(comm, "mf", options.basics);
     return RunGibbsReference(options.basics.out, config, data,
@@ -224,6 +255,16 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   WriteRunConfig(comm, "mf", options.basics);
   BpmfModel& model = *chain.model;
   TileEngine* engine = chain.engine.get();
+  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
+  if (config.keep_samples > 0) {
+    RunCollectively(comm, [&] {
+      if (comm.rank() != 0) return;
+      io::EnsureDirectory(options.basics.out + "/" + io::kSamplesDir);
+      sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
+                                                         config.shape.width());
+    });
+    model.SetSampleSink(sample_writer.get());
+  }
 
   const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
   const std::string trace_path = options.basics.out + "/trace.csv";
@@ -263,6 +304,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
     user_arrays->Commit();
     io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);
+    io::RemoveStaleSamples(options.basics.out, model.samples_taken().size());
+    io::WriteModelJson(options.basics.out, ModelSummary(config, data, model, posterior.samples));
     const TraceRow& last = model.trace().back();
     if (data.problem.test.empty())
       std::printf("carousel mf: no test set (use --test or --test-fraction)\n");

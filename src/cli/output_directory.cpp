@@ -6,6 +6,7 @@
 #include "carousel/cli/resume.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -21,7 +22,7 @@ const std::vector<std::string>& RunOutputFiles() {
       "user_bias_mean.npy", "user_bias_var.npy", "item_bias_mean.npy", "item_bias_var.npy",
       "user_ids.npy",       "item_ids.npy",      "topic_word.npy",     "topics.txt",
       "heldout.txt",        "draws/chain-1.csv", "chains.txt",         "doc_topic.npy",
-      "vocab.txt",
+      "vocab.txt",          "model.json",
   };
   return files;
 }
@@ -33,6 +34,11 @@ void PrepareFreshOutput(const std::string& out, bool overwrite) {
     const fs::path path = fs::path(out) / name;
     if (fs::exists(path, ec)) found.push_back(path);
   }
+  // carousel mf --keep-samples: samples/W-<n>.npy and H-<n>.npy.
+  const fs::path samples = fs::path(out) / io::kSamplesDir;
+  if (fs::is_directory(samples, ec))
+    for (fs::directory_iterator it(samples, ec), end; !ec && it != end; it.increment(ec))
+      if (io::SampleFileIndex(it->path().filename().string())) found.push_back(it->path());
   const bool has_checkpoints = !io::CheckpointsNewestFirst(CheckpointDir(out)).empty();
   if (found.empty() && !has_checkpoints) return;
   if (!overwrite) {
@@ -51,6 +57,7 @@ void PrepareFreshOutput(const std::string& out, bool overwrite) {
     fs::remove(path, ec);
     if (ec) throw OutputError(path.string(), "cannot delete the old run's file: " + ec.message());
   }
+  if (fs::is_directory(samples, ec) && fs::is_empty(samples, ec)) fs::remove(samples, ec);
 }
 
 }  // namespace carousel::cli

@@ -8,6 +8,7 @@
 
 #include "carousel/engine/iteration_control.hpp"
 #include "carousel/model/column_ring.hpp"
+#include "carousel/model/sample_plan.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/state_archive.hpp"
@@ -136,8 +137,7 @@ bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
     Step(t);
     iteration_ = t + 1;
     const bool last = iteration_ == options_.iterations;
-    const bool keep_draw =
-        iteration_ > options_.burn_in && (iteration_ % options_.thin == 0 || last);
+    const bool keep_draw = KeepsDraw(options_, iteration_);
     if (keep_draw || iteration_ % options_.eval_every == 0 || last) {
       Evaluate(t, keep_draw);
       if (comm_.rank() == 0) callbacks.on_eval();

@@ -122,9 +122,10 @@ std::vector<std::size_t> ParseShape(std::string_view v, const std::string& path)
 std::string NpyBytes(const float* data, const std::vector<std::size_t>& shape) {
   return Encode(data, shape, "<f4");
 }
-NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols)
-    : file_(path), rows_(rows), cols_(cols) {
-  file_.Append(Header({rows, cols}, "<f8"));
+NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols,
+                           NpyElement element)
+    : file_(path), rows_(rows), cols_(cols), element_(element) {
+  file_.Append(Header({rows, cols}, element == NpyElement::kFloat32 ? "<f4" : "<f8"));
 }
 
 NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows)
@@ -133,11 +134,21 @@ NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows)
 }
 
 void NpyRowWriter::AppendRows(const double* data, std::size_t rows) {
+  Append(data, rows, NpyElement::kFloat64, sizeof(double));
+}
+
+void NpyRowWriter::AppendRows(const float* data, std::size_t rows) {
+  Append(data, rows, NpyElement::kFloat32, sizeof(float));
+}
+
+void NpyRowWriter::Append(const void* data, std::size_t rows, NpyElement element,
+                          std::size_t size) {
+  if (element != element_) throw Error(ExitCode::kInternal, "NpyRowWriter: wrong element type");
   if (written_ + rows > rows_) throw Error(ExitCode::kInternal, "NpyRowWriter: too many rows");
-  std::string bytes(reinterpret_cast<const char*>(data), rows * cols_ * sizeof(double));
+  std::string bytes(static_cast<const char*>(data), rows * cols_ * size);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  for (std::size_t i = 0; i < bytes.size(); i += sizeof(double))
-    std::reverse(bytes.begin() + i, bytes.begin() + i + sizeof(double));
+  for (std::size_t i = 0; i < bytes.size(); i += size)
+    std::reverse(bytes.begin() + i, bytes.begin() + i + size);
 #endif
   file_.Append(bytes);
   written_ += rows;

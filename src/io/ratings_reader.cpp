@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -188,21 +189,27 @@ double ParseRating(std::string_view field, At at) {
 // ---------------------------------------------------------------------------------------
 // Line-per-rating formats: MovieLens, whitespace, CSV.
 
-std::string MalformedLine(RatingsFormat format, std::size_t found) {
+std::string MalformedLine(RatingsFormat format, RatingField rating, std::size_t found) {
+  const bool optional = rating == RatingField::kOptional;
   const char* expected = "";
   switch (format) {
     case RatingsFormat::kMovieLens:
-      expected = "3 or 4 '::'-separated fields (user::item::rating[::timestamp])";
+      expected = optional ? "2 to 4 '::'-separated fields (user::item[::rating[::timestamp]])"
+                          : "3 or 4 '::'-separated fields (user::item::rating[::timestamp])";
       break;
     case RatingsFormat::kCsv:
-      expected = "3 or 4 comma-separated fields (user,item,rating[,timestamp])";
+      expected = optional ? "2 to 4 comma-separated fields (user,item[,rating[,timestamp]])"
+                          : "3 or 4 comma-separated fields (user,item,rating[,timestamp])";
       break;
     default:
-      expected = "3 or 4 whitespace-separated fields (user item rating [timestamp])";
+      expected = optional ? "2 to 4 whitespace-separated fields (user item [rating [timestamp]])"
+                          : "3 or 4 whitespace-separated fields (user item rating [timestamp])";
       break;
   }
   return "malformed line: expected " + std::string(expected) + ", found " + std::to_string(found);
 }
+
+constexpr double kNoRating = std::numeric_limits<double>::quiet_NaN();
 
 // Whether no field of the line is a number: what tells a header from a rating with a typo
 // (`I96,242,3` is a bad rating, not a header).
@@ -214,8 +221,8 @@ bool NoFieldIsNumeric(const Fields& fields, std::size_t count) {
 
 // One non-blank line; false for a CSV header (skipped). `first_data_line`: the file's first
 // non-blank line, the only place a header may be.
-bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_data_line, At at,
-                        RawRating* rating) {
+bool ParseDelimitedLine(std::string_view line, RatingsFormat format, RatingField field,
+                        bool first_data_line, At at, RawRating* rating) {
   Fields fields;
   const std::size_t count = Split(line, format, at, &fields);
   // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
@@ -225,9 +232,10 @@ bool ParseDelimitedLine(std::string_view line, RatingsFormat format, bool first_
     Fail(at, std::string("header where none is expected: ") + RatingsFormatName(format) +
                  " files have no header line (found " + Quoted(fields[0]) + ")");
   }
-  if (count < 3 || count > 4) Fail(at, MalformedLine(format, count));
+  const std::size_t least = field == RatingField::kOptional ? 2 : 3;
+  if (count < least || count > 4) Fail(at, MalformedLine(format, field, count));
   *rating = {ParseId(fields[0], "user id", at), ParseId(fields[1], "item id", at),
-             ParseRating(fields[2], at), at.line};
+             count >= 3 ? ParseRating(fields[2], at) : kNoRating, at.line};
   return true;
 }
 
@@ -285,15 +293,20 @@ void CheckIndex(std::int64_t index, std::int64_t limit, const char* what,
   }
 }
 
-RawRating ParseMatrixMarketEntry(std::string_view line, const MatrixMarketSize& size, At at) {
+RawRating ParseMatrixMarketEntry(std::string_view line, const MatrixMarketSize& size,
+                                 RatingField field, At at) {
   Fields fields;
   const std::size_t count = SplitOnBlanks(line, &fields);
-  if (count != 3) {
+  if (field == RatingField::kOptional && (count < 2 || count > 3)) {
+    Fail(at, "malformed line: expected 2 or 3 fields (row col [value]), found " +
+                 std::to_string(count));
+  }
+  if (field == RatingField::kRequired && count != 3) {
     Fail(at, "malformed line: expected 3 fields (row col value), found " + std::to_string(count));
   }
   const RawRating rating{ParseId(fields[0], "row index", at),
-                         ParseId(fields[1], "column index", at), ParseRating(fields[2], at),
-                         at.line};
+                         ParseId(fields[1], "column index", at),
+                         count == 3 ? ParseRating(fields[2], at) : kNoRating, at.line};
   CheckIndex(rating.user, size.rows, "row", size, at);
   CheckIndex(rating.item, size.cols, "column", size, at);
   return rating;
@@ -452,9 +465,9 @@ RangeParseResult ParseRatingsRange(const RatingsLayout& layout, const ByteRange&
         const At at{line_base + lines.number()};
         if (matrix_market) {
           if (IsMatrixMarketComment(line)) continue;
-          rating = ParseMatrixMarketEntry(line, *layout.matrix_size, at);
-        } else if (!ParseDelimitedLine(line, layout.format, std::exchange(first_data_line, false),
-                                       at, &rating)) {
+          rating = ParseMatrixMarketEntry(line, *layout.matrix_size, layout.rating, at);
+        } else if (!ParseDelimitedLine(line, layout.format, layout.rating,
+                                       std::exchange(first_data_line, false), at, &rating)) {
           continue;
         }
         ++result.ratings;
@@ -470,8 +483,9 @@ RangeParseResult ParseRatingsRange(const RatingsLayout& layout, const ByteRange&
   return result;
 }
 
-RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
-  const RatingsLayout layout = ReadRatingsLayout(path, format);
+RatingsFile ReadRatings(const std::string& path, RatingsFormat format, RatingField rating) {
+  RatingsLayout layout = ReadRatingsLayout(path, format);
+  layout.rating = rating;
   RatingsFile file{path, layout.format, {}};
   const std::size_t first_line = layout.data_first_line;
   const RangeParseResult parsed =
@@ -486,10 +500,12 @@ RatingsFile ReadRatings(const std::string& path, RatingsFormat format) {
       });
   if (parsed.problem)
     Fail(Location{path, first_line - 1 + parsed.problem->line}, parsed.problem->problem);
-  if (file.ratings.empty()) throw InputError(path, "no ratings in file");
+  if (file.ratings.empty())
+    throw InputError(path, rating == RatingField::kRequired ? "no ratings in file"
+                                                            : "no (user, item) pairs in file");
   if (layout.matrix_size)
     CheckEntryCount(path, *layout.matrix_size, static_cast<std::uint64_t>(file.ratings.size()));
-  CheckNoDuplicates(file);
+  if (rating == RatingField::kRequired) CheckNoDuplicates(file);
   return file;
 }
 

@@ -50,7 +50,7 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version gen lda mf samplers summary version" ""
+expect "--help --version gen lda mf predict samplers summary version" ""
 expect "samplers summary" s
 expect "lda mf" gen ""
 expect "--users" gen mf --us

@@ -139,6 +139,24 @@ TEST_F(NpyTest, RowWriterMatchesWholeArrayAndIsAtomic) {
   EXPECT_THROW(short_writer.AppendRows(m.data(), 2), Error);
 }
 
+TEST_F(NpyTest, RowWriterWritesFloat32AsWriteNpyDoes) {
+  std::vector<float> m(4 * 3);
+  for (std::size_t i = 0; i < m.size(); ++i) m[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  WriteNpy(Path("whole.npy"), m.data(), {4, 3});
+  {
+    NpyRowWriter writer(Path("rows.npy"), 4, 3, NpyElement::kFloat32);
+    writer.AppendRows(m.data(), 1);
+    writer.AppendRows(m.data() + 3, 3);
+    writer.Commit();
+  }
+  std::ifstream a(Path("whole.npy"), std::ios::binary), b(Path("rows.npy"), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
+            std::string(std::istreambuf_iterator<char>(b), {}));
+  EXPECT_EQ(ReadNpy(Path("rows.npy")).descr, "<f4");
+  NpyRowWriter doubles(Path("doubles.npy"), 4, 3);
+  EXPECT_THROW(doubles.AppendRows(m.data(), 1), Error);  // float rows into a float64 file
+}
+
 TEST_F(NpyTest, ReaderRefusesMalformedFiles) {
   ExpectInputError(Path("missing.npy"));
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -488,6 +489,70 @@ TEST(RatingsReaderSharedData, ReadsMl100kU1Base) {
   for (const RawRating& r : file.ratings) {
     ASSERT_TRUE(r.value >= 1.0 && r.value <= 5.0) << "line " << r.line;
   }
+}
+
+// --- (user, item) pairs: RatingField::kOptional (carousel predict --pairs) -------------
+
+// Reads the file at `path` as (user, item) pairs.
+RatingsFile ReadPairs(const std::string& path, RatingsFormat format = RatingsFormat::kAuto) {
+  return ReadRatings(path, format, RatingField::kOptional);
+}
+
+TEST_F(RatingsReader, PairsMayOmitTheRatingInEveryFormat) {
+  for (const auto& [name, contents] : std::vector<std::pair<std::string, std::string>>{
+           {"p.txt", "196 242\n186\t302 3\n22 377 1 881250949\n"},
+           {"p.dat", "196::242\n186::302::3\n22::377::1::881250949\n"},
+           {"p.csv", "user,item\n196,242\n186,302,3\n22,377,1,881250949\n"},
+           {"p.mtx",
+            "%%MatrixMarket matrix coordinate real general\n300 400 3\n196 242\n186 302 3\n"
+            "22 377 1\n"}}) {
+    const RatingsFile file = ReadPairs(Write(name, contents));
+    ASSERT_EQ(file.ratings.size(), 3u) << name;
+    EXPECT_EQ(file.ratings[0].user, 196) << name;
+    EXPECT_EQ(file.ratings[0].item, 242) << name;
+    EXPECT_TRUE(std::isnan(file.ratings[0].value)) << name;
+    EXPECT_EQ(file.ratings[1].user, 186) << name;
+    EXPECT_DOUBLE_EQ(file.ratings[1].value, 3.0) << name;
+    EXPECT_EQ(file.ratings[2].item, 377) << name;
+  }
+}
+
+TEST_F(RatingsReader, PairsMayRepeat) {
+  const RatingsFile file = ReadPairs(Write("p.txt", "1 2\n1 2\n"));
+  EXPECT_EQ(file.ratings.size(), 2u);
+}
+
+TEST_F(RatingsReader, PairsStillCheckTheirFields) {
+  const auto fails = [&](const std::string& name, const std::string& contents, std::size_t line,
+                         const std::string& keyword) {
+    const std::string path = Write(name, contents);
+    try {
+      ReadPairs(path);
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      const std::string where = path + ":" + std::to_string(line) + ": ";
+      return e.code() == ExitCode::kInput && message.rfind(where, 0) == 0 &&
+             message.find(keyword) != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(fails("a.txt", "1 2\n3\n", 2, "expected 2 to 4 whitespace-separated fields"));
+  EXPECT_TRUE(fails("b.txt", "1 2\n3 4 5 6 7\n", 2, "found 5"));
+  EXPECT_TRUE(fails("c.csv", "1,2\nx,4\n", 2, "non-numeric user id 'x'"));
+  EXPECT_TRUE(fails("d.txt", "1 2 abc\n", 1, "non-numeric rating 'abc'"));
+  EXPECT_TRUE(fails("e.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1\n", 3,
+                    "expected 2 or 3 fields"));
+  const std::string empty = Write("f.csv", "user,item\n");
+  try {
+    ReadPairs(empty);
+    ADD_FAILURE() << "no error for a file without pairs";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no (user, item) pairs"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RatingsReader, RatingsStillNeedTheirRating) {
+  EXPECT_TRUE(FailsWith("a.txt", "1 2 3\n4 5\n", 2, "expected 3 or 4"));
 }
 
 }  // namespace

@@ -36,6 +36,11 @@ int RunGenCommand(const std::vector<std::string>& args);
 // MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
 int RunSummaryCommand(const std::vector<std::string>& args);
 
+// carousel predict --run OUT --pairs FILE: posterior predictive mean, sd and interval of
+// (user, item) pairs from the samples a finished `carousel mf --keep-samples` run saved (one
+// process, no MPI).
+int RunPredictCommand(const std::vector<std::string>& args);
+
 // carousel version: the version and how this binary was built (version_text.hpp).
 int RunVersionCommand(const std::vector<std::string>& args);
 

@@ -32,19 +32,27 @@ void WriteNpy(const std::string& path, const std::int64_t* data,
 void WriteNpy(const std::string& path, const std::uint32_t* data,
               const std::vector<std::size_t>& shape);
 
-// A float64 matrix (rows x cols, C order) written atomically in slices of whole rows, for
-// arrays no process should hold at once. Commit() requires every row to have been given.
+// The element types NpyRowWriter writes.
+enum class NpyElement { kFloat64, kFloat32 };
+
+// A matrix (rows x cols, C order; float64 unless said otherwise) written atomically in
+// slices of whole rows, for arrays no process should hold at once. Rows are given in the
+// element type of the file. Commit() requires every row to have been given.
 class NpyRowWriter {
  public:
-  NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols);
+  NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols,
+               NpyElement element = NpyElement::kFloat64);
   // A vector of `rows` values (shape (rows,)), given a slice at a time as rows of one.
   NpyRowWriter(const std::string& path, std::size_t rows);
   void AppendRows(const double* data, std::size_t rows);
+  void AppendRows(const float* data, std::size_t rows);
   void Commit();
 
  private:
+  void Append(const void* data, std::size_t rows, NpyElement element, std::size_t size);
   AtomicFileWriter file_;
   std::size_t rows_, cols_, written_ = 0;
+  NpyElement element_ = NpyElement::kFloat64;
 };
 
 struct NpyArray {

@@ -35,10 +35,15 @@ RatingsFormat ParseRatingsFormat(const std::string& name);
 // The --format spelling of `format` (the inverse of ParseRatingsFormat).
 const char* RatingsFormatName(RatingsFormat format);
 
+// Whether every line must hold a rating. kOptional is for lists of (user, item) pairs
+// (`carousel predict --pairs`): a line may stop after the item; a rating given is read and
+// checked as in a ratings file; a pair may occur more than once.
+enum class RatingField { kRequired, kOptional };
+
 struct RawRating {
   std::int64_t user;  // external id as written (1-based row for Matrix Market)
   std::int64_t item;  // external id as written (1-based column for Matrix Market)
-  double value;
+  double value;       // NaN where the line gives none (RatingField::kOptional)
   std::size_t line;  // 1-based line in the file, for error messages downstream
 };
 
@@ -52,8 +57,9 @@ struct RatingsFile {
 // a "%%MatrixMarket" banner means Matrix Market; otherwise the first data line decides
 // ("::" MovieLens, "," CSV, else whitespace). Throws carousel::Error with
 // ExitCode::kInput for a missing or unreadable file, a file without ratings, a malformed
-// line, a bad id or rating, or a (user, item) pair rated twice.
-RatingsFile ReadRatings(const std::string& path, RatingsFormat format = RatingsFormat::kAuto);
+// line, a bad id or rating, or (RatingField::kRequired) a (user, item) pair rated twice.
+RatingsFile ReadRatings(const std::string& path, RatingsFormat format = RatingsFormat::kAuto,
+                        RatingField rating = RatingField::kRequired);
 
 // ---------------------------------------------------------------------------------------
 // Reading by byte range (DESIGN.md section 8): what ReadRatings does, cut so that each rank
@@ -78,6 +84,7 @@ struct RatingsLayout {
   std::size_t data_first_line = 1;              // line number of the line at data_begin
   std::uint64_t first_data_offset = 0;          // first byte of the first non-blank line
   std::optional<MatrixMarketSize> matrix_size;  // Matrix Market only
+  RatingField rating = RatingField::kRequired;  // set by the caller, for the entries
 };
 
 // Throws InputError for an unreadable or empty file and for a bad banner or size line.

@@ -87,7 +87,11 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
   row.samples = collected_;
   row.hyper = hyper_;
   trace_.push_back(row);
-  if (collect) KeepDraw(row, total[kSseTrain], total[kTrain], h);
+  if (collect) {
+    KeepDraw(row, total[kSseTrain], total[kTrain], h);
+    if (std::binary_search(sample_plan_.begin(), sample_plan_.end(), ctx.iteration))
+      TakeSample(ctx.iteration, h);
+  }
   clipped_share_ = total[kTest] > 0 ? total[kClipped] / total[kTest] : nan;
 }
 
@@ -174,10 +178,11 @@ MfPosterior BpmfModel::Impl::Posterior() {
   return post;
 }
 
-void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
-                                       std::uint32_t rows_per_slice) {
-  const int width = config_.shape.width();
-  const double n = static_cast<double>(collected_);
+std::optional<Error> BpmfModel::Impl::GatherUserSlices(
+    std::uint32_t rows_per_slice,
+    const std::function<void(ByteWriter&, const BpmfRowBlock&, Eigen::Index)>& pack,
+    const std::function<void(std::uint32_t, std::uint32_t, const std::vector<std::string>&)>&
+        unpack) {
   // This rank's users in global order: (global row, row block, local row).
   struct Held {
     std::uint32_t row;
@@ -191,6 +196,31 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
       held.push_back({members[r], static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(r)});
   }
   std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.row < b.row; });
+  std::optional<Error> failure;
+  std::size_t next = 0;
+  for (std::uint32_t first = 0; first < problem_.rows; first += rows_per_slice) {
+    const std::uint32_t end = std::min<std::uint32_t>(problem_.rows, first + rows_per_slice);
+    ByteWriter out;
+    std::vector<std::uint32_t> rows;
+    const std::size_t begin = next;
+    for (; next < held.size() && held[next].row < end; ++next) rows.push_back(held[next].row);
+    out.PutVector(rows);
+    for (std::size_t k = begin; k < next; ++k) pack(out, rows_[held[k].block], held[k].local);
+    const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
+    if (comm_->rank() != 0 || failure) continue;
+    try {
+      unpack(first, end, parts);
+    } catch (const Error& e) {
+      failure = e;  // the other ranks are in the next slice's gather: finish the rounds first
+    }
+  }
+  return failure;
+}
+
+void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
+                                       std::uint32_t rows_per_slice) {
+  const int width = config_.shape.width();
+  const double n = static_cast<double>(collected_);
   // By default about 16 MiB of sums per slice on rank 0.
   const std::uint32_t slice =
       rows_per_slice > 0
@@ -198,26 +228,15 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
           : std::max<std::uint32_t>(
                 1, static_cast<std::uint32_t>((std::size_t{16} << 20) /
                                               (16 * static_cast<std::size_t>(width))));
-  std::optional<Error> failure;
-  std::size_t next = 0;
-  for (std::uint32_t first = 0; first < problem_.rows; first += slice) {
-    const std::uint32_t end = std::min<std::uint32_t>(problem_.rows, first + slice);
-    ByteWriter out;
-    std::vector<std::uint32_t> rows;
-    const std::size_t begin = next;
-    for (; next < held.size() && held[next].row < end; ++next) rows.push_back(held[next].row);
-    out.PutVector(rows);
-    for (std::size_t k = begin; k < next; ++k) {
-      const BpmfRowBlock& rb = rows_[held[k].block];
-      const Eigen::Index r = held[k].local;
-      const Eigen::VectorXd sum = rb.sum.row(r), sum_sq = rb.sum_sq.row(r);
-      const Eigen::VectorXf last = rb.state.theta.row(r);
-      out.PutArray(sum.data(), static_cast<std::size_t>(width));
-      out.PutArray(sum_sq.data(), static_cast<std::size_t>(width));
-      out.PutArray(last.data(), static_cast<std::size_t>(width));
-    }
-    const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
-    if (comm_->rank() != 0 || failure) continue;
+  const auto pack = [&](ByteWriter& out, const BpmfRowBlock& rb, Eigen::Index r) {
+    const Eigen::VectorXd sum = rb.sum.row(r), sum_sq = rb.sum_sq.row(r);
+    const Eigen::VectorXf last = rb.state.theta.row(r);
+    out.PutArray(sum.data(), static_cast<std::size_t>(width));
+    out.PutArray(sum_sq.data(), static_cast<std::size_t>(width));
+    out.PutArray(last.data(), static_cast<std::size_t>(width));
+  };
+  const auto unpack = [&](std::uint32_t first, std::uint32_t end,
+                          const std::vector<std::string>& parts) {
     const auto m = static_cast<Eigen::Index>(end - first);
     Eigen::MatrixXd sum(m, width), sum_sq(m, width);
     UserSlice users;
@@ -238,14 +257,12 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
       }
     }
     MeanVar(n, sum, sum_sq, users.mean, users.var);
-    try {
-      consume(users);
-    } catch (const Error& e) {
-      failure = e;  // the other ranks are in the next slice's gather: finish the rounds first
-    }
-  }
+    consume(users);
+  };
+  const std::optional<Error> failure = GatherUserSlices(slice, pack, unpack);
   RunCollectively(*comm_, [&] {
     if (failure) throw *failure;
   });
 }
+
 }  // namespace carousel

@@ -44,6 +44,7 @@ std::vector<std::uint64_t> BpmfModel::Impl::Attach(const TileRun& run) {
   seconds_running_ = run.seconds_running;
   BuildRowBlocks();
   InitialiseRowBlocks();
+  PlanSamples();
   return StratumSizes();
 }
 
@@ -177,8 +178,8 @@ void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
     throw Error(ExitCode::kCheckpoint, "checkpoint: test predictions do not match");
 }
 
-// Hyperparameters, the sampler's global state, the samples collected, rank 0's moments of H
-// and the trace.
+// Hyperparameters, the sampler's global state, the samples collected, rank 0's moments of H,
+// the trace, the kept draws and the iterations of the samples taken (--keep-samples).
 std::string BpmfModel::Impl::SaveGlobal() const {
   ByteWriter out;
   out.PutVector(HyperToVector(hyper_));
@@ -188,6 +189,7 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutArray(h_sum_sq_.data(), static_cast<std::size_t>(h_sum_sq_.size()));
   out.PutVector(trace_);
   out.PutVector(draws_.values());
+  out.PutVector(samples_taken_);
   return out.Take();
 }
 
@@ -206,6 +208,8 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
   }
   trace_ = in.GetVector<TraceRow>();
   draws_.set_values(in.GetVector<double>());
+  // Checkpoints from before --keep-samples end here: no sample was taken.
+  samples_taken_ = in.done() ? std::vector<std::uint64_t>() : in.GetVector<std::uint64_t>();
   cols_.clear();  // the blocks held at the restored stratum come next (RestoreColBlock)
 }
 
@@ -333,6 +337,29 @@ ModelFootprint BpmfModel::footprint() const {
 
 const std::vector<TraceRow>& BpmfModel::trace() const {
   return impl_->trace_;
+}
+const std::vector<std::uint64_t>& BpmfModel::samples_taken() const {
+  return impl_->samples_taken_;
+}
+void BpmfModel::SetSampleSink(MfSampleSink* sink) {
+  impl_->sample_sink_ = sink;
+}
+BpmfHyper BpmfModel::HyperPosteriorMean() const {
+  // A trace row whose sample count grew is a kept draw (the evaluation that collected it).
+  std::vector<double> sum(5, 0.0);
+  double n = 0.0;
+  std::uint64_t samples = 0;
+  for (const TraceRow& row : impl_->trace_) {
+    if (row.samples <= samples) continue;
+    samples = row.samples;
+    const std::vector<double> h = HyperToVector(row.hyper);
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += h[k];
+    n += 1.0;
+  }
+  if (n == 0.0)
+    return BpmfHyper{std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")};
+  for (double& v : sum) v /= n;
+  return HyperFromVector(sum);
 }
 MfPosterior BpmfModel::Posterior() {
   return impl_->Posterior();

@@ -1,12 +1,14 @@
-// BpmfModel's state and steps, shared by its three source files: set-up, checkpoints and
-// the TileModel interface (bpmf_model.cpp), one iteration (bpmf_step.cpp), evaluation and
-// posterior summaries (bpmf_evaluation.cpp). Private to src/model/bpmf/.
+// BpmfModel's state and steps, shared by its source files: set-up, checkpoints and the
+// TileModel interface (bpmf_model.cpp), one iteration (bpmf_step.cpp), evaluation and
+// posterior summaries (bpmf_evaluation.cpp), the kept draws (bpmf_draws.cpp) and the saved
+// samples (bpmf_samples.cpp). Private to src/model/bpmf/.
 #pragma once
 
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,8 @@
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/draws_table.hpp"
 #include "carousel/sampler/sampler.hpp"
+#include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/error.hpp"
 
 namespace carousel {
 
@@ -95,6 +99,20 @@ struct BpmfModel::Impl {
   MfPosterior Posterior();
   void ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
                         std::uint32_t rows_per_slice);
+  // Collective: the users in global order, in slices [first, end) of `rows_per_slice`. For
+  // each slice every rank writes the ascending list of the rows it holds there and then,
+  // for each, what `pack` adds (its row block and local row); rank 0 gets every rank's
+  // part, in rank order, in `unpack`. The first Error `unpack` throws is returned (rank 0;
+  // no later slice is unpacked) once every slice has been gathered, so that the ranks stay
+  // in step: the caller raises it collectively.
+  std::optional<Error> GatherUserSlices(
+      std::uint32_t rows_per_slice,
+      const std::function<void(ByteWriter&, const BpmfRowBlock&, Eigen::Index)>& pack,
+      const std::function<void(std::uint32_t first, std::uint32_t end,
+                               const std::vector<std::string>& parts)>& unpack);
+  // --keep-samples (bpmf_samples.cpp): the iterations to take, and taking one (collective).
+  void PlanSamples();
+  void TakeSample(std::uint64_t iteration, const Matrix& h);
 
   MfConfig config_;
   const MfProblem& problem_;
@@ -122,6 +140,9 @@ struct BpmfModel::Impl {
   std::vector<TraceRow> trace_;
   DrawsTable draws_;  // rank 0: the kept draws (BpmfDrawColumns)
   std::unique_ptr<IterationPlan> plan_;  // of the iteration under way
+  std::vector<std::uint64_t> sample_plan_;    // iterations to take a sample at (ascending)
+  std::vector<std::uint64_t> samples_taken_;  // iterations of the samples taken (checkpointed)
+  MfSampleSink* sample_sink_ = nullptr;       // rank 0
 };
 
 }  // namespace carousel

@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/util/error.hpp"
 
 namespace carousel::io {
 namespace {
@@ -113,6 +117,106 @@ void UserArrayWriter::Commit() {
     bias_mean_->Commit();
     bias_var_->Commit();
   }
+}
+
+std::string SampleFile(const std::string& factor, std::size_t index) {
+  return std::string(kSamplesDir) + "/" + factor + "-" + std::to_string(index) + ".npy";
+}
+
+std::optional<std::size_t> SampleFileIndex(const std::string& name) {
+  const std::string suffix = ".npy";
+  if (name.size() < 2 + 1 + suffix.size() || (name[0] != 'W' && name[0] != 'H') || name[1] != '-' ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  const std::string digits = name.substr(2, name.size() - 2 - suffix.size());
+  if (digits.size() > 18 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  std::size_t index = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return index;
+}
+
+SampleWriter::SampleWriter(std::string dir, std::uint32_t users, int width)
+    : dir_(std::move(dir)), users_(users), width_(width) {}
+
+void SampleWriter::Begin(std::size_t index, std::uint64_t, const Matrix& h) {
+  WriteNpy(dir_ + "/" + SampleFile("H", index), h.data(),
+           {static_cast<std::size_t>(h.rows()), static_cast<std::size_t>(h.cols())});
+  w_ = std::make_unique<NpyRowWriter>(dir_ + "/" + SampleFile("W", index), users_,
+                                      static_cast<std::size_t>(width_), NpyElement::kFloat32);
+}
+
+void SampleWriter::Users(std::uint32_t, const Matrix& rows) {
+  w_->AppendRows(rows.data(), static_cast<std::size_t>(rows.rows()));
+}
+
+void SampleWriter::Finish() {
+  w_->Commit();
+  w_.reset();
+}
+
+void RemoveStaleSamples(const std::string& dir, std::size_t kept) {
+  namespace fs = std::filesystem;
+  const fs::path samples = fs::path(dir) / kSamplesDir;
+  std::error_code ec;
+  if (!fs::is_directory(samples, ec)) return;
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(samples, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::optional<std::size_t> index = SampleFileIndex(it->path().filename().string());
+    if (index && *index >= kept) stale.push_back(it->path());
+  }
+  if (ec) throw OutputError(samples.string(), "cannot list: " + ec.message());
+  for (const fs::path& path : stale) {
+    fs::remove(path, ec);
+    if (ec) throw OutputError(path.string(), "cannot delete a stale sample: " + ec.message());
+  }
+  if (fs::is_empty(samples, ec)) fs::remove(samples, ec);
+}
+
+void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
+  std::string out = "{\n";
+  const auto field = [&](const char* key, const std::string& value) {
+    out += "  " + JsonString(key) + ": " + value + ",\n";
+  };
+  const auto count = [](std::uint64_t n) { return std::to_string(n); };
+  field("format", JsonString("carousel mf model"));
+  field("format_version", "1");
+  field("carousel", JsonString(m.version));
+  field("sampler", JsonString(m.sampler));
+  field("seed", count(m.seed));
+  field("tiles", count(static_cast<std::uint64_t>(m.tiles)));
+  field("iterations", count(m.iterations));
+  field("burn_in", count(m.burn_in));
+  field("thin", count(m.thin));
+  field("mu", JsonNumber(m.mu));
+  field("clip", "{\"lo\": " + JsonNumber(m.lo) + ", \"hi\": " + JsonNumber(m.hi) + "}");
+  field("rank", count(static_cast<std::uint64_t>(m.shape.rank)));
+  field("bias", m.shape.bias ? "true" : "false");
+  field("users", count(m.users));
+  field("items", count(m.items));
+  field("train_ratings", count(m.train_ratings));
+  field("posterior_draws", count(m.posterior_draws));
+  field("hyper_sampled", m.hyper_sampled ? "true" : "false");
+  std::string hyper = "{\"tau\": " + JsonNumber(m.hyper_mean.tau) +
+                      ", \"lambda_w\": " + JsonNumber(m.hyper_mean.lambda_w) +
+                      ", \"lambda_h\": " + JsonNumber(m.hyper_mean.lambda_h);
+  if (m.shape.bias)
+    hyper += ", \"lambda_b\": " + JsonNumber(m.hyper_mean.lambda_b) +
+             ", \"lambda_c\": " + JsonNumber(m.hyper_mean.lambda_c);
+  field("hyper_mean", hyper + "}");
+  field("sample_dtype", JsonString("float32"));
+  field("sample_columns", count(static_cast<std::uint64_t>(m.shape.width())));
+  out += "  \"samples\": [";
+  for (std::size_t n = 0; n < m.sample_iterations.size(); ++n) {
+    out += n == 0 ? "\n" : ",\n";
+    out += "    {\"iteration\": " + count(m.sample_iterations[n]) +
+           ", \"W\": " + JsonString(SampleFile("W", n)) +
+           ", \"H\": " + JsonString(SampleFile("H", n)) + "}";
+  }
+  out += m.sample_iterations.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  WriteFileAtomically(dir + "/" + kModelJsonFile, out);
 }
 
 }  // namespace carousel::io

@@ -47,6 +47,19 @@ struct UserSlice {
   Matrix last;  // the final sample
 };
 
+// Where the samples of --keep-samples go, on rank 0 (the model writes no files; the writer
+// is in mf_outputs.hpp). For each sample: Begin with all of H (global item order, K factor
+// columns then the bias), Users for consecutive slices of W's rows in order (W reaches rank
+// 0 a slice at a time, as in ForEachUserSlice), then Finish. An Error thrown by any of them
+// ends the run on every rank, after the slices have been gathered.
+class MfSampleSink {
+ public:
+  virtual ~MfSampleSink() = default;
+  virtual void Begin(std::size_t index, std::uint64_t iteration, const Matrix& h) = 0;
+  virtual void Users(std::uint32_t first, const Matrix& rows) = 0;
+  virtual void Finish() = 0;
+};
+
 class BpmfModel : public TileModel {
  public:
   // `share`: this rank's training ratings in tile order (mf_loader.hpp; WholeMfProblem for a
@@ -85,6 +98,14 @@ class BpmfModel : public TileModel {
   const std::vector<TraceRow>& trace() const;  // rank 0
   const DrawsTable& draws() const;             // rank 0: one row per kept draw
   MfPosterior Posterior();                     // collective; filled on rank 0
+  // --keep-samples: the iterations of the samples taken so far, this run's and those of the
+  // runs it resumed from (the same on every rank). A sample is taken at the kept draws that
+  // SpreadSamples picks for this run's --iterations, and handed to the sink on rank 0 (none:
+  // taken and counted, not written).
+  const std::vector<std::uint64_t>& samples_taken() const;
+  void SetSampleSink(MfSampleSink* sink);
+  // The mean of the precisions over the kept draws (the draws of the posterior averages).
+  BpmfHyper HyperPosteriorMean() const;
   // Collective: calls `consume` on rank 0 for consecutive slices of users, in order, until
   // all are given. An Error thrown by `consume` is rethrown on every rank after the last.
   // `rows_per_slice` 0: about 16 MiB of sums per slice.

@@ -40,6 +40,9 @@ struct MfConfig {
   std::uint64_t seed = 1;
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
   MfDrawSelection draws;
+  // Kept draws whose factors are saved whole (--keep-samples), spread evenly over the kept
+  // draws (sample_plan.hpp); 0: none.
+  std::uint64_t keep_samples = 0;
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }
 };

@@ -1,9 +1,11 @@
-// The files `carousel mf` leaves in --out: trace.csv, predictions.csv and NumPy arrays of
-// the posterior. Every file is written atomically; every text file starts with the
-// run's configuration as '#' comment lines.
+// The files `carousel mf` leaves in --out: trace.csv, predictions.csv, NumPy arrays of
+// the posterior, model.json and the saved samples in samples/. Every file is written
+// atomically; every CSV file starts with the run's configuration as '#' comment lines.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,62 @@ class UserArrayWriter {
   NpyRowWriter w_mean_, w_var_, w_sample_;
   std::unique_ptr<NpyRowWriter> bias_mean_, bias_var_;
 };
+
+// ---- --keep-samples: samples/ and model.json (what `carousel predict` reads).
+
+inline constexpr const char* kModelJsonFile = "model.json";
+inline constexpr const char* kSamplesDir = "samples";
+
+// The file of sample `index` (0-based, in the order taken) of a factor, relative to --out:
+// "samples/W-<index>.npy" for factor "W", "samples/H-<index>.npy" for "H". Each is a float32
+// matrix (users or items x K, then the bias column when biases are on), exactly the
+// sampler's values.
+std::string SampleFile(const std::string& factor, std::size_t index);
+
+// The index of a sample file's name ("W-3.npy", "H-12.npy", no folder); nullopt for any
+// other name.
+std::optional<std::size_t> SampleFileIndex(const std::string& name);
+
+// Writes the samples a BpmfModel hands over into DIR/samples/ (which must exist), each file
+// atomically: H at once, W streamed a slice of users at a time.
+class SampleWriter : public MfSampleSink {
+ public:
+  SampleWriter(std::string dir, std::uint32_t users, int width);
+  void Begin(std::size_t index, std::uint64_t iteration, const Matrix& h) override;
+  void Users(std::uint32_t first, const Matrix& rows) override;
+  void Finish() override;
+
+ private:
+  std::string dir_;
+  std::uint32_t users_;
+  int width_;
+  std::unique_ptr<NpyRowWriter> w_;
+};
+
+// Deletes the sample files DIR/samples/{W,H}-<n>.npy with n >= `kept` (taken by a run that
+// stopped after its last checkpoint and not taken again by the run that resumed it, when
+// that run has another --iterations), then samples/ itself if that leaves it empty.
+void RemoveStaleSamples(const std::string& dir, std::size_t kept);
+
+// What model.json records: the training summaries a prediction needs, the model's shape,
+// the chain, the posterior means of the scalar hyperparameters and the samples kept.
+struct MfModelSummary {
+  std::string version;  // carousel's
+  std::string sampler;
+  std::uint64_t seed = 0;
+  int tiles = 0;
+  std::uint64_t iterations = 0, burn_in = 0, thin = 0;
+  std::uint64_t posterior_draws = 0;  // kept draws in the posterior averages
+  float mu = 0.0f, lo = 0.0f, hi = 0.0f;
+  BpmfShape shape;
+  std::uint32_t users = 0, items = 0;
+  std::uint64_t train_ratings = 0;
+  bool hyper_sampled = true;
+  BpmfHyper hyper_mean;  // over the kept draws
+  std::vector<std::uint64_t> sample_iterations;
+};
+
+// DIR/model.json, written atomically.
+void WriteModelJson(const std::string& dir, const MfModelSummary& model);
 
 }  // namespace carousel::io

@@ -1,0 +1,32 @@
+// Which iterations keep a draw, and which of the kept draws are saved whole (--keep-samples).
+//
+// After burn-in the engine keeps a draw (it enters the posterior averages and the draws
+// file) at every iteration that --thin divides, and at the last iteration. The saved
+// samples are spread evenly over those kept draws, ending at the last one. Both are
+// functions of the chain options alone, so every rank, and every rank count, chooses the
+// same draws.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "carousel/model/tile_model.hpp"
+
+namespace carousel {
+
+// Whether the draw after `iteration` iterations (counted from 1) is kept.
+bool KeepsDraw(const ChainOptions& options, std::uint64_t iteration);
+
+// The number of draws the chain keeps up to options.iterations.
+std::uint64_t KeptDrawCount(const ChainOptions& options);
+
+// The iteration of kept draw `index` (0-based, < KeptDrawCount).
+std::uint64_t KeptDrawIteration(const ChainOptions& options, std::uint64_t index);
+
+// The iterations of `samples` kept draws spread evenly over all of them: with D kept draws
+// and S < D samples, kept draw floor((s + 1) D / S) - 1 for s = 0..S-1 (so the last kept
+// draw is always one, and the gaps differ by at most one draw); every kept draw when S >= D.
+// Ascending.
+std::vector<std::uint64_t> SpreadSamples(const ChainOptions& options, std::uint64_t samples);
+
+}  // namespace carousel

@@ -1,0 +1,275 @@
+// `carousel predict`: predictive summaries of (user, item) pairs from the samples that a
+// finished `carousel mf --keep-samples` run saved (model.json, samples/, user_ids.npy and
+// item_ids.npy in its --out).
+//
+// Each saved sample gives each pair the prediction the run itself makes (PredictRating:
+// mu + b_i + c_j + w_i . h_j, clipped to the training ratings' range; an unseen user or item
+// has zero factors and bias, which leaves the global mean and the known bias). Over the
+// samples: the mean and sd (computed as predictions.csv computes them over the kept draws)
+// and the central interval between the (1 - level)/2 and (1 + level)/2 sample quantiles
+// (R's type 7). One process; one sample's W and H in memory at a time, plus one float per
+// pair and sample.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "carousel/cli/command_support.hpp"
+#include "carousel/cli/commands.hpp"
+#include "carousel/data/mf_problem.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/id_map.hpp"
+#include "carousel/io/json.hpp"
+#include "carousel/io/npy.hpp"
+#include "carousel/io/ratings_reader.hpp"
+#include "carousel/io/text_input.hpp"
+#include "carousel/io/text_output.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/util/mcmc_diagnostics.hpp"
+#include "carousel/version.hpp"
+
+namespace carousel::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PredictOptions {
+  std::string run, pairs;
+  std::string out = "predicted_ratings.csv";
+  std::string format = "auto";
+  double level = 0.9;
+};
+
+PredictOptions Parse(const std::vector<std::string>& args) {
+  PredictOptions o;
+  CLI::App app{
+      "carousel predict: posterior predictive mean, sd and interval of (user, item) pairs from "
+      "the samples of a finished carousel mf --keep-samples run (one process)",
+      "carousel predict"};
+  SetUpCommandApp(app);
+  app.add_option("--run", o.run, "the --out directory of a finished carousel mf --keep-samples run")
+      ->required()
+      ->check(NonEmpty());
+  app.add_option("--pairs", o.pairs,
+                 "(user, item) pairs in any ratings format carousel mf reads, input ids; a "
+                 "rating column is optional and ignored")
+      ->required()
+      ->check(NonEmpty());
+  app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx (of --pairs)");
+  app.add_option("--out", o.out, "predictions: CSV user,item,mean,sd,lower,upper")
+      ->check(NonEmpty());
+  app.add_option("--level", o.level, "probability of the central interval [lower, upper]");
+  ParseOrThrow(app, args, "carousel predict");
+  io::ParseRatingsFormat(o.format);
+  if (!(o.level > 0.0 && o.level < 1.0))
+    throw UsageError(
+        "--level", "must lie strictly between 0 and 1 (e.g. 0.9), not " + io::FormatReal(o.level));
+  return o;
+}
+
+// What prediction needs of the run: model.json's summaries and the saved samples' files.
+struct SavedModel {
+  float mu = 0.0f, lo = 0.0f, hi = 0.0f;
+  BpmfShape shape;
+  std::uint32_t users = 0, items = 0;
+  std::vector<std::uint64_t> iterations;
+  std::vector<std::string> w_files, h_files;
+};
+
+// Reads model.json's members, naming the file, line and key when one is missing or wrong.
+class ModelJson {
+ public:
+  explicit ModelJson(std::string path)
+      : path_(std::move(path)), root_(io::ParseJson(io::ReadWholeFile(path_), path_)) {
+    if (root_.kind != io::JsonValue::Kind::kObject) Fail(root_, "is not a JSON object");
+  }
+  const io::JsonValue& root() const { return root_; }
+
+  [[noreturn]] void Fail(const io::JsonValue& at, const std::string& problem) const {
+    throw InputError(path_ + ":" + std::to_string(at.line), problem);
+  }
+  const io::JsonValue& Member(const io::JsonValue& object, const std::string& key) const {
+    const io::JsonValue* value = object.Find(key);
+    if (!value) Fail(object, "no '" + key + "' (not a model.json of carousel mf?)");
+    return *value;
+  }
+  std::uint64_t Unsigned(const io::JsonValue& object, const std::string& key,
+                         std::uint64_t most) const {
+    const io::JsonValue& value = Member(object, key);
+    const std::optional<std::uint64_t> n = value.AsUnsigned();
+    if (!n || *n > most)
+      Fail(value, "'" + key + "' is not an integer from 0 to " + std::to_string(most));
+    return *n;
+  }
+  float Real(const io::JsonValue& object, const std::string& key) const {
+    const io::JsonValue& value = Member(object, key);
+    const std::optional<double> x = value.AsDouble();
+    if (!x || !std::isfinite(static_cast<float>(*x)))
+      Fail(value, "'" + key + "' is not a finite number");
+    return static_cast<float>(*x);
+  }
+  bool Boolean(const io::JsonValue& object, const std::string& key) const {
+    const io::JsonValue& value = Member(object, key);
+    if (value.kind != io::JsonValue::Kind::kBool) Fail(value, "'" + key + "' is not true or false");
+    return value.boolean;
+  }
+  std::string String(const io::JsonValue& object, const std::string& key) const {
+    const io::JsonValue& value = Member(object, key);
+    if (value.kind != io::JsonValue::Kind::kString) Fail(value, "'" + key + "' is not a string");
+    return value.text;
+  }
+
+ private:
+  std::string path_;
+  io::JsonValue root_;
+};
+
+SavedModel ReadModel(const std::string& run) {
+  if (!fs::is_directory(run))
+    throw InputError(run,
+                     "not a directory; --run must be the --out directory of a finished carousel "
+                     "mf run");
+  const std::string path = run + "/" + io::kModelJsonFile;
+  if (!fs::exists(path)) {
+    if (fs::exists(run + "/chains.txt"))
+      throw InputError(
+          run, "holds a run of several chains; give one chain's directory, e.g. --run " + run +
+                   "/chain-1");
+    throw InputError(path,
+                     "not found; --run must be the --out directory of a finished carousel mf run "
+                     "(model.json is written when the run ends)");
+  }
+  const ModelJson json(path);
+  const io::JsonValue& root = json.root();
+  if (json.String(root, "format") != "carousel mf model")
+    json.Fail(root, "is not a carousel mf model description");
+  if (const std::uint64_t version = json.Unsigned(root, "format_version", 1u << 30); version != 1)
+    json.Fail(root, "format version " + std::to_string(version) +
+                        " is not one this carousel reads (1); use the carousel that wrote it");
+  SavedModel m;
+  m.mu = json.Real(root, "mu");
+  const io::JsonValue& clip = json.Member(root, "clip");
+  m.lo = json.Real(clip, "lo");
+  m.hi = json.Real(clip, "hi");
+  if (!(m.lo <= m.hi)) json.Fail(clip, "'lo' is larger than 'hi'");
+  m.shape.rank = static_cast<int>(json.Unsigned(root, "rank", 4096));
+  m.shape.bias = json.Boolean(root, "bias");
+  m.users = static_cast<std::uint32_t>(json.Unsigned(root, "users", kUnknownId - 1));
+  m.items = static_cast<std::uint32_t>(json.Unsigned(root, "items", kUnknownId - 1));
+  if (json.String(root, "sample_dtype") != "float32")
+    json.Fail(json.Member(root, "sample_dtype"), "'sample_dtype' is not float32");
+  const io::JsonValue& samples = json.Member(root, "samples");
+  if (samples.kind != io::JsonValue::Kind::kArray) json.Fail(samples, "'samples' is not an array");
+  if (samples.items.empty())
+    throw InputError(path,
+                     "the run kept no samples, so there is nothing to predict from: rerun "
+                     "carousel mf with --keep-samples N (e.g. --keep-samples 20)");
+  for (const io::JsonValue& sample : samples.items) {
+    m.iterations.push_back(json.Unsigned(sample, "iteration", ~std::uint64_t{0}));
+    m.w_files.push_back(run + "/" + json.String(sample, "W"));
+    m.h_files.push_back(run + "/" + json.String(sample, "H"));
+  }
+  return m;
+}
+
+// An id array of the run (user_ids.npy, item_ids.npy): `count` int64 ids, ascending.
+io::IdMap ReadIds(const std::string& path, std::uint32_t count) {
+  const io::NpyArray npy = io::ReadNpy(path);
+  if (npy.descr != "<i8" || npy.shape.size() != 1 || npy.shape[0] != count)
+    throw InputError(path, "expected " + std::to_string(count) +
+                               " int64 ids (as model.json says), " + "found " + npy.descr +
+                               " of shape " + std::to_string(npy.shape.size()) + "-d");
+  std::vector<std::int64_t> ids(count);
+  if (count > 0) std::memcpy(ids.data(), npy.data.data(), count * sizeof(std::int64_t));
+  return io::IdMap::FromIds(std::move(ids));
+}
+
+// One factor of a saved sample: rows x (K + bias) float32.
+std::vector<float> ReadFactor(const std::string& path, std::uint32_t rows, int width) {
+  const io::NpyArray npy = io::ReadNpy(path);
+  if (npy.descr != "<f4" || npy.fortran_order || npy.shape.size() != 2 || npy.shape[0] != rows ||
+      npy.shape[1] != static_cast<std::size_t>(width))
+    throw InputError(path, "expected a " + std::to_string(rows) + " x " + std::to_string(width) +
+                               " float32 matrix (as model.json says), found " + npy.descr + " of " +
+                               std::to_string(npy.shape.size()) + " dimensions");
+  std::vector<float> values(static_cast<std::size_t>(rows) * static_cast<std::size_t>(width));
+  if (!values.empty()) std::memcpy(values.data(), npy.data.data(), values.size() * sizeof(float));
+  return values;
+}
+
+}  // namespace
+
+int RunPredictCommand(const std::vector<std::string>& args) {
+  const PredictOptions o = Parse(args);
+  const SavedModel model = ReadModel(o.run);
+  const io::IdMap users = ReadIds(o.run + "/user_ids.npy", model.users);
+  const io::IdMap items = ReadIds(o.run + "/item_ids.npy", model.items);
+  const io::RatingsFile pairs =
+      io::ReadRatings(o.pairs, io::ParseRatingsFormat(o.format), io::RatingField::kOptional);
+
+  // Dense rows of each pair; kUnknownId where training never saw the user or item.
+  const std::size_t n = pairs.ratings.size();
+  std::vector<std::uint32_t> row(n), col(n);
+  std::size_t cold = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    row[p] = users.Find(pairs.ratings[p].user).value_or(kUnknownId);
+    col[p] = items.Find(pairs.ratings[p].item).value_or(kUnknownId);
+    if (row[p] == kUnknownId || col[p] == kUnknownId) ++cold;
+  }
+
+  const std::size_t samples = model.iterations.size();
+  const int width = model.shape.width();
+  std::vector<float> predictions(n * samples);  // pair-major
+  for (std::size_t s = 0; s < samples; ++s) {
+    const std::vector<float> w = ReadFactor(model.w_files[s], model.users, width);
+    const std::vector<float> h = ReadFactor(model.h_files[s], model.items, width);
+    for (std::size_t p = 0; p < n; ++p) {
+      const float* wr = row[p] == kUnknownId ? nullptr : &w[std::size_t{row[p]} * width];
+      const float* hr = col[p] == kUnknownId ? nullptr : &h[std::size_t{col[p]} * width];
+      predictions[p * samples + s] =
+          PredictRating(wr, hr, model.shape, model.mu, model.lo, model.hi);
+    }
+  }
+
+  std::string csv = io::CommentBlock({{"carousel", kVersion},
+                                      {"command", "carousel predict " + JoinArgs(args)},
+                                      {"run", o.run},
+                                      {"pairs", o.pairs},
+                                      {"samples", std::to_string(samples)},
+                                      {"level", io::FormatReal(o.level)},
+                                      {"cold_pairs", std::to_string(cold)}});
+  csv += "user,item,mean,sd,lower,upper\n";
+  const double count = static_cast<double>(samples);
+  std::vector<double> values(samples);
+  for (std::size_t p = 0; p < n; ++p) {
+    double sum = 0.0, sum_sq = 0.0;
+    for (std::size_t s = 0; s < samples; ++s) {
+      const double x = predictions[p * samples + s];
+      values[s] = x;
+      sum += x;
+      sum_sq += x * x;
+    }
+    const double mean = sum / count;
+    const double sd = std::sqrt(std::max(0.0, sum_sq / count - mean * mean));
+    csv += std::to_string(pairs.ratings[p].user) + ',' + std::to_string(pairs.ratings[p].item);
+    for (const double v : {mean, sd, mcmc::Quantile(values, (1.0 - o.level) / 2),
+                           mcmc::Quantile(values, (1.0 + o.level) / 2)}) {
+      csv += ',';
+      io::AppendCsvNumber(csv, v);
+    }
+    csv += '\n';
+  }
+  io::WriteFileAtomically(o.out, csv);
+  std::printf(
+      "carousel predict: %zu pairs (%zu with a user or item the run never saw) from %zu samples "
+      "of %s; written to %s\n",
+      n, cold, samples, o.run.c_str(), o.out.c_str());
+  return 0;
+}
+
+}  // namespace carousel::cli
