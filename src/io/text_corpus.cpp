@@ -462,28 +462,31 @@ TextCorpusSummary ConvertTextCorpus(const std::string& text_path, const std::str
   WriteFileAtomically(out_dir + "/vocab.txt", buffer);
 
   const CutCounts& c = summary.cuts;
-  const std::string manifest =
+  const std::pair<const char*, std::string> fields[] = {
+      {"command", command},
+      {"text", text_path},
+      {"min_length", std::to_string(options.min_length)},
+      {"stop_words", stop_words_label},
+      {"stop_words_count", std::to_string(summary.stop_words)},
+      {"min_df", std::to_string(options.cuts.min_df)},
+      {"max_df", ShortNumber(options.cuts.max_df)},
+      {"max_vocab", std::to_string(options.cuts.max_vocab)},
+      {"vocabulary_order", "alphabetical (UTF-8 byte order)"},
+      {"documents", std::to_string(summary.documents)},
+      {"empty_documents", std::to_string(summary.empty_documents)},
+      {"words", std::to_string(summary.words)},
+      {"entries", std::to_string(summary.entries)},
+      {"tokens", std::to_string(summary.tokens)},
+      {"tokens_before_vocabulary_cuts", std::to_string(summary.tokens_read)},
+      {"distinct_words_before_cuts", std::to_string(c.distinct)},
+      {"words_below_min_df", std::to_string(c.below_min_df)},
+      {"words_above_max_df", std::to_string(c.above_max_df)},
+      {"words_over_max_vocab", std::to_string(c.over_max_vocab)},
+  };
+  std::string manifest =
       "# carousel corpus: how docword.txt (UCI: D, W, NNZ, then doc word count, 1-based) and\n"
-      "# vocab.txt (line i = word i) were made. Document d is line d of the text.\n"
-      "command = " +
-      command + "\n" + "text = " + text_path + "\n" +
-      "min_length = " + std::to_string(options.min_length) + "\n" +
-      "stop_words = " + stop_words_label + "\n" +
-      "stop_words_count = " + std::to_string(summary.stop_words) + "\n" +
-      "min_df = " + std::to_string(options.cuts.min_df) + "\n" +
-      "max_df = " + ShortNumber(options.cuts.max_df) + "\n" +
-      "max_vocab = " + std::to_string(options.cuts.max_vocab) + "\n" +
-      "vocabulary_order = alphabetical (UTF-8 byte order)\n" +
-      "documents = " + std::to_string(summary.documents) + "\n" +
-      "empty_documents = " + std::to_string(summary.empty_documents) + "\n" +
-      "words = " + std::to_string(summary.words) + "\n" +
-      "entries = " + std::to_string(summary.entries) + "\n" +
-      "tokens = " + std::to_string(summary.tokens) + "\n" +
-      "tokens_before_vocabulary_cuts = " + std::to_string(summary.tokens_read) + "\n" +
-      "distinct_words_before_cuts = " + std::to_string(c.distinct) + "\n" +
-      "words_below_min_df = " + std::to_string(c.below_min_df) + "\n" +
-      "words_above_max_df = " + std::to_string(c.above_max_df) + "\n" +
-      "words_over_max_vocab = " + std::to_string(c.over_max_vocab) + "\n";
+      "# vocab.txt (line i = word i) were made. Document d is line d of the text.\n";
+  for (const auto& [key, value] : fields) manifest += std::string(key) + " = " + value + "\n";
   WriteFileAtomically(out_dir + "/corpus.txt", manifest);
   return summary;
 }
