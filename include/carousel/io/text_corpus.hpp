@@ -48,7 +48,9 @@ void AppendUtf8(char32_t code_point, std::string* out);
 // the table of non-letters (C1 controls, Latin-1 punctuation and symbols, x and /, general
 // punctuation and spaces, currency, arrows, mathematical and technical symbols, box drawing,
 // dingbats, CJK punctuation, fullwidth ASCII punctuation, specials, emoji). Combining marks
-// and letters of every script count; so do non-ASCII digits.
+// and letters of every script count; so do non-ASCII digits. For simplicity the table takes
+// U+0080..U+00BF whole (so the rare letters ª, µ and º split words) and U+2000..U+20CF
+// whole (so do superscript letters such as ⁿ).
 bool IsLetter(char32_t code_point);
 
 // Lower case of ASCII, Latin-1 (U+00C0..U+00DE), Latin Extended-A (U+0100..U+017F),
