@@ -43,6 +43,7 @@ std::string Usage() {
   text += "\nTools:\n";
   text += Entry("gen mf", "synthetic ratings with known factors");
   text += Entry("gen lda", "a synthetic corpus with known topics");
+  text += Entry("corpus", "raw text, one document per line, to a corpus for lda");
   text += Entry("lda infer", "topics of new documents given a finished lda run (one process)");
   text += Entry("predict", "ratings of (user, item) pairs from an mf run's saved samples");
   text += Entry("summary", "convergence diagnostics of a run's chains (R-hat, ESS)");
@@ -116,11 +117,13 @@ int main(int argc, char** argv) {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;
   }
+  if (args[0] == "corpus") return RunLocal(carousel::cli::RunCorpusCommand, args);
   if (args[0] == "gen") return RunLocal(carousel::cli::RunGenCommand, args);
   if (args[0] == "predict") return RunLocal(carousel::cli::RunPredictCommand, args);
   if (args[0] == "summary") return RunLocal(carousel::cli::RunSummaryCommand, args);
   if (args[0] == "version") return RunLocal(carousel::cli::RunVersionCommand, args);
-  std::vector<std::string> commands = {"gen", "predict", "samplers", "summary", "version"};
+  std::vector<std::string> commands = {"corpus",   "gen",     "predict",
+                                       "samplers", "summary", "version"};
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
     commands.push_back(c.name);
   const auto closest = carousel::ClosestName(args[0], commands);

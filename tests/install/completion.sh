@@ -50,8 +50,9 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version gen lda mf predict samplers summary version" ""
+expect "--help --version corpus gen lda mf predict samplers summary version" ""
 expect "samplers summary" s
+expect "--max-df --max-vocab" corpus --max-
 expect "lda mf" gen ""
 expect "--users" gen mf --us
 expect "--topics --topics-out" gen lda --topics

@@ -32,6 +32,10 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 
+// carousel corpus --text FILE --out DIR: raw text (one document per line) to a UCI
+// bag-of-words corpus (one process, no MPI).
+int RunCorpusCommand(const std::vector<std::string>& args);
+
 // carousel summary OUT|FILE...: convergence diagnostics of a run's draws (one process, no
 // MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
 int RunSummaryCommand(const std::vector<std::string>& args);
