@@ -95,13 +95,9 @@ print("layout ok")
 EOF
 ok "samples: float32 users x (K+1) and items x (K+1); the last is W_sample/H_sample; hyper_mean from the kept draws"
 
-# ---------------------------------------------------------------------------------------
-# Every kept draw (20 <= 30): the thinned samples are among them, at the same iterations, and
-# predict's mean and sd over them are predictions.csv's, digit for digit.
-run_ok all 2 mf "${RUN[@]}" --keep-samples 30 --out "$T/all"
-[[ $(sample_iterations "$T/all") == "$(seq -s ' ' 105 5 200)" ]] ||
-  fail "--keep-samples 30 of 20 kept draws: samples at $(sample_iterations "$T/all")"
-$PY - "$T/p1" "$T/all" <<'EOF' || fail "the thinned samples are not the kept draws of the same iterations"
+# samples_among A B : every sample of run A is, bitwise, B's sample of the same iteration.
+samples_among() {
+  $PY - "$1" "$2" <<'EOF'
 import json, sys, filecmp
 a, b = sys.argv[1:]
 ma, mb = (json.load(open(f"{d}/model.json")) for d in (a, b))
@@ -110,6 +106,15 @@ for s in ma["samples"]:
     for f in ("W", "H"):
         assert filecmp.cmp(f"{a}/{s[f]}", f"{b}/{at[s['iteration']][f]}", shallow=False), s
 EOF
+}
+
+# ---------------------------------------------------------------------------------------
+# Every kept draw (20 <= 30): the thinned samples are among them, at the same iterations, and
+# predict's mean and sd over them are predictions.csv's, digit for digit.
+run_ok all 2 mf "${RUN[@]}" --keep-samples 30 --out "$T/all"
+[[ $(sample_iterations "$T/all") == "$(seq -s ' ' 105 5 200)" ]] ||
+  fail "--keep-samples 30 of 20 kept draws: samples at $(sample_iterations "$T/all")"
+samples_among "$T/p1" "$T/all" || fail "the thinned samples are not the kept draws of the same iterations"
 grep -v '^#' "$ML100K/u1.test" | cut -f1,2 >"$T/u1.pairs"
 "$CAROUSEL_BIN" predict --run "$T/all" --pairs "$T/u1.pairs" --out "$T/all.csv" >"$T/all.log" ||
   fail "predict on the run keeping every kept draw failed"
@@ -146,15 +151,7 @@ run_ok short 2 mf "${BASE[@]}" --iterations 150 --burn-in 100 --keep-samples 8 -
 run_ok extend 1 mf --resume "$T/extended" --iterations 200
 [[ $(sample_iterations "$T/extended") == "105 110 115 125 130 135 140 150 160 175 185 200" ]] ||
   fail "the extended run's samples are at $(sample_iterations "$T/extended")"
-$PY - "$T/extended" "$T/all" <<'EOF' || fail "the extended run's samples are not the chain's draws"
-import json, sys, filecmp
-a, b = sys.argv[1:]
-ma, mb = (json.load(open(f"{d}/model.json")) for d in (a, b))
-at = {s["iteration"]: s for s in mb["samples"]}
-for s in ma["samples"]:
-    for f in ("W", "H"):
-        assert filecmp.cmp(f"{a}/{s[f]}", f"{b}/{at[s['iteration']][f]}", shallow=False), s
-EOF
+samples_among "$T/extended" "$T/all" || fail "the extended run's samples are not the chain's draws"
 ok "a run extended from 150 to 200 iterations keeps its 8 samples and adds 4, each the chain's draw"
 
 # ---------------------------------------------------------------------------------------
