@@ -47,9 +47,9 @@ d=$T/four-p2/draws/chain-2.csv
 grep -qx "#   num_samples = 15" "$d" || fail "draws: num_samples is not 15: $(grep num_samples "$d")"
 grep -qx "#   thin = 2" "$d" && grep -qx "#   num_warmup = 10" "$d" || fail "draws: thin/warmup"
 header=$(strip_comments "$d" | head -1)
-[[ $header == log_lik,tau,lambda_w,lambda_h,lambda_b,lambda_c,rmse_train,rmse_test,W.1.1,* ]] ||
+[[ $header == lp__,log_lik,tau,lambda_w,lambda_h,lambda_b,lambda_c,rmse_train,rmse_test,W_1.1,* ]] ||
   fail "draws header: $header"
-[[ $header == *,b.5,H.3.1,*,c.3 ]] || fail "draws header lacks the selected factors: $header"
+[[ $header == *,b_5,H_3.1,*,c_3 ]] || fail "draws header lacks the selected factors: $header"
 [[ $(strip_comments "$d" | tail -n +2 | wc -l) == 15 ]] || fail "draws: not 15 rows"
 ok "draws/chain-c.csv: CmdStan's header keys, 15 kept draws, the selected factors' columns"
 
@@ -64,8 +64,8 @@ ok "the draws are bitwise the same on 1 and 2 ranks"
   show_log "$T/summary.out"
   fail "carousel summary failed"
 }
-grep -q "^log_lik" "$T/summary.out" && grep -q "W.1.1" "$T/summary.out" ||
-  { show_log "$T/summary.out"; fail "summary lacks log_lik or W.1.1"; }
+grep -q "^log_lik" "$T/summary.out" && grep -q "W_1.1" "$T/summary.out" ||
+  { show_log "$T/summary.out"; fail "summary lacks log_lik or W_1.1"; }
 ok "carousel summary OUT reads the 4 chains' draws"
 
 # R's posterior package reads them as a draws array (when R is installed; the diagnostics
@@ -76,7 +76,7 @@ if command -v Rscript >/dev/null && Rscript -e 'library(posterior)' >/dev/null 2
     chains <- lapply(files, function(f) as.matrix(read.csv(f, comment.char = "#")))
     d <- posterior::as_draws_array(simplify2array(chains) |> aperm(c(1, 3, 2)))
     stopifnot(posterior::niterations(d) == 15, posterior::nchains(d) == 4,
-              posterior::nvariables(d) == 26)
+              posterior::nvariables(d) == 27)
     s <- posterior::summarise_draws(d)
     stopifnot(all(is.finite(s$rhat)))
     cat("R: ", posterior::nvariables(d), "variables, 4 chains of 15 draws\n")' "$T/four-p2" \
@@ -84,6 +84,17 @@ if command -v Rscript >/dev/null && Rscript -e 'library(posterior)' >/dev/null 2
   ok "R's posterior reads the draws: $(cat "$T/r.out")"
 else
   note "Rscript with the posterior package is not installed: R reading not checked here"
+fi
+# rstan's reader needs lp__ (CmdStan's first column); checked where r-cran-rstan is installed.
+if command -v Rscript >/dev/null && Rscript -e 'library(rstan)' >/dev/null 2>&1; then
+  Rscript -e '
+    suppressMessages(library(rstan))
+    fit <- suppressWarnings(read_stan_csv(sprintf("%s/draws/chain-%d.csv", commandArgs(TRUE)[1], 1:4)))
+    stopifnot(dim(as.array(fit))[1] == 15, dim(as.array(fit))[2] == 4)' "$T/four-p2" \
+    >"$T/rstan.out" 2>&1 || { show_log "$T/rstan.out"; fail "rstan::read_stan_csv could not read the draws"; }
+  ok "rstan::read_stan_csv reads the 4 chains' draws"
+else
+  note "r-cran-rstan is not installed: rstan::read_stan_csv not checked here"
 fi
 
 # Resume: 2 chains stopped after 20 iterations (checkpoints every 10), continued to 40, are

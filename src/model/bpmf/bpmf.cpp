@@ -299,4 +299,24 @@ BpmfHyper SampleHyper(const BpmfPriors& priors, const HyperStats& s, KeyedStream
   return hyper;
 }
 
+double LogJointDensity(const BpmfPriors& priors, const BpmfHyper& hyper, const HyperStats& s) {
+  // Each Gaussian part: count/2 log(precision) - precision sum_sq / 2 (2 pi dropped).
+  const auto gaussian = [](double precision, double count, double sum_sq) {
+    return 0.5 * count * std::log(precision) - 0.5 * precision * sum_sq;
+  };
+  // Each sampled precision's Gamma(a0, b0) hyperprior: (a0 - 1) log(precision) - b0 precision.
+  const auto gamma = [&](double precision) {
+    return (priors.a0 - 1.0) * std::log(precision) - priors.b0 * precision;
+  };
+  double lp = gaussian(hyper.tau, s.n, s.sse) + gaussian(hyper.lambda_w, s.w_count, s.w2) +
+              gaussian(hyper.lambda_h, s.h_count, s.h2);
+  if (priors.use_bias)
+    lp += gaussian(hyper.lambda_b, s.b_count, s.b2) + gaussian(hyper.lambda_c, s.c_count, s.c2);
+  if (priors.sample_hyper) {
+    lp += gamma(hyper.tau) + gamma(hyper.lambda_w) + gamma(hyper.lambda_h);
+    if (priors.use_bias) lp += gamma(hyper.lambda_b) + gamma(hyper.lambda_c);
+  }
+  return lp;
+}
+
 }  // namespace carousel

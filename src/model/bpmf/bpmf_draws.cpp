@@ -1,4 +1,5 @@
-// BpmfModel's kept draws (issue #13): the log-likelihood, the sampled precisions, the
+// BpmfModel's kept draws (issue #13): lp__ (the log joint density, as Stan's readers
+// expect it first), the log-likelihood, the sampled precisions, the
 // training and test RMSE of the sample, and the factors of the users and items selected
 // with --save-draws, one row per kept draw on rank 0.
 #include <cmath>
@@ -9,20 +10,22 @@
 namespace carousel {
 
 std::vector<std::string> BpmfDrawColumns(const MfConfig& config, bool has_test) {
-  std::vector<std::string> columns = {"log_lik"};
+  std::vector<std::string> columns = {"lp__", "log_lik"};
   if (config.priors.sample_hyper) {
     columns.insert(columns.end(), {"tau", "lambda_w", "lambda_h"});
     if (config.shape.bias) columns.insert(columns.end(), {"lambda_b", "lambda_c"});
   }
   columns.push_back("rmse_train");
   if (has_test) columns.push_back("rmse_test");
-  // Stan's names for vector elements: W.<user id>.<k>, k from 1; the biases b and c.
+  // One Stan vector per selected user or item: W_<user id>.<k> (k from 1) and the bias
+  // b_<user id>; H_<item id>.<k> and c_<item id>. (W.<id>.<k> would name elements of one
+  // users x K array, which Stan's readers expect whole.)
   const auto add_factors = [&](const char* factor, const char* bias,
                                const std::vector<std::int64_t>& ids) {
     for (const std::int64_t id : ids) {
       for (int k = 1; k <= config.shape.rank; ++k)
-        columns.push_back(std::string(factor) + "." + std::to_string(id) + "." + std::to_string(k));
-      if (config.shape.bias) columns.push_back(std::string(bias) + "." + std::to_string(id));
+        columns.push_back(std::string(factor) + "_" + std::to_string(id) + "." + std::to_string(k));
+      if (config.shape.bias) columns.push_back(std::string(bias) + "_" + std::to_string(id));
     }
   };
   add_factors("W", "b", config.draws.row_ids);
@@ -40,6 +43,7 @@ static double EstimatedLogLikelihood(double tau, double sse, double n, double n_
 
 void BpmfModel::Impl::KeepDraw(const TraceRow& row, double sse_train, double n_train,
                                const Matrix& h) {
+  const double lp = LogJointDensity(config_.priors, row.hyper, GatherHyperStats());
   // The selected users' rows, from the ranks that hold them, in the order of the selection.
   const int width = config_.shape.width();
   ByteWriter out;
@@ -63,7 +67,8 @@ void BpmfModel::Impl::KeepDraw(const TraceRow& row, double sse_train, double n_t
     }
   }
 
-  std::vector<double> values = {EstimatedLogLikelihood(row.hyper.tau, sse_train, n_train,
+  std::vector<double> values = {lp,
+                                EstimatedLogLikelihood(row.hyper.tau, sse_train, n_train,
                                                        static_cast<double>(problem_.train_count))};
   if (config_.priors.sample_hyper) {
     values.insert(values.end(), {row.hyper.tau, row.hyper.lambda_w, row.hyper.lambda_h});

@@ -84,6 +84,8 @@ struct BpmfModel::Impl {
   void LocalColumnSteps();
   void LocalRowSteps();
   void CoupledStep();
+  // Collective: the sums of squares and the scaled minibatch SSE over all blocks.
+  HyperStats GatherHyperStats() const;
   void ResampleHyper(std::uint64_t t);
   void UpdateInformationPerDatum();
   void Evaluate(const EvaluationContext& ctx);
@@ -138,8 +140,8 @@ struct BpmfModel::Impl {
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
   std::vector<TraceRow> trace_;
-  DrawsTable draws_;  // rank 0: the kept draws (BpmfDrawColumns)
-  std::unique_ptr<IterationPlan> plan_;  // of the iteration under way
+  DrawsTable draws_;                          // rank 0: the kept draws (BpmfDrawColumns)
+  std::unique_ptr<IterationPlan> plan_;       // of the iteration under way
   std::vector<std::uint64_t> sample_plan_;    // iterations to take a sample at (ascending)
   std::vector<std::uint64_t> samples_taken_;  // iterations of the samples taken (checkpointed)
   MfSampleSink* sample_sink_ = nullptr;       // rank 0

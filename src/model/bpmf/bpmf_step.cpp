@@ -213,7 +213,7 @@ void BpmfModel::Impl::CoupledStep() {
   sampler_->EndIteration(pre.data(), post.data(), plan.step);
 }
 
-void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
+HyperStats BpmfModel::Impl::GatherHyperStats() const {
   // Partial sums keyed by row-block id (0..B-1) and column-block id (B..2B-1).
   enum { kSse, kCount, kSq, kBiasSq, kRows, kWidth };
   const int k = config_.shape.rank;
@@ -247,6 +247,11 @@ void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   stats.h_count = h[kRows] * k;
   stats.c2 = h[kBiasSq];
   stats.c_count = h[kRows];
+  return stats;
+}
+
+void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
+  const HyperStats stats = GatherHyperStats();
   KeyedStream stream(config_.seed, Purpose::kHyper, 0, t);
   hyper_ = SampleHyper(config_.priors, stats, stream);
 }

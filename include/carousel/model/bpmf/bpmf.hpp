@@ -111,4 +111,8 @@ struct HyperStats {
 // lambda ~ Gamma(a0 + count/2, rate b0 + sum_of_squares/2).
 BpmfHyper SampleHyper(const BpmfPriors& priors, const HyperStats& stats, KeyedStream& stream);
 
+// log p(data, factors, precisions) up to a constant, from the statistics above: Stan's lp__
+// for the draws file. The likelihood's SSE is the minibatch's scaled to N, as in SampleHyper.
+double LogJointDensity(const BpmfPriors& priors, const BpmfHyper& hyper, const HyperStats& stats);
+
 }  // namespace carousel
