@@ -18,7 +18,10 @@ constexpr int kFlowWidth = 4;  // |x|^2, x.v, |v|^2, columns
 
 GeodesicSampler::GeodesicSampler(GeodesicKind kind, double friction, double thermostat_initial,
                                  GeodesicDiffusion diffusion, GeodesicFault fault)
-    : kind_(kind), friction_(friction), xi_(thermostat_initial), diffusion_(diffusion),
+    : kind_(kind),
+      friction_(friction),
+      xi_(thermostat_initial),
+      diffusion_(diffusion),
       fault_(fault) {
   if (!(friction > 0.0) || !std::isfinite(friction))
     throw Error(ExitCode::kInternal, "geodesic sampler: friction C must be positive");
@@ -90,9 +93,11 @@ void GeodesicSampler::HalfFlow(SphereBlock& block, double h, const VectorReducti
       continue;
     }
     const double c = std::cos(alpha * t), sn = std::sin(alpha * t);
-    const Eigen::RowVectorXd x0 = x;
-    x = c * x0 + (sn / alpha) * v;
-    v = (-alpha * sn) * x0 + c * v;
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+      const double x0 = x(j), v0 = v(j);
+      x(j) = c * x0 + (sn / alpha) * v0;
+      v(j) = (-alpha * sn) * x0 + c * v0;
+    }
   }
   // Alg. 2: xi <- xi + (v.v / m - 1) h / 2; v.v is conserved by the flow.
   if (kind_ == GeodesicKind::kGsgnht && manifold_dim > 0.0)
@@ -108,12 +113,13 @@ void GeodesicSampler::Friction(SphereBlock& block, double h) const {
 // O: Eq. 8 with t = h, v <- v + Lambda(x) [-grad h + N(0, (2C - h V) h)].
 void GeodesicSampler::Kick(SphereBlock& block, const Eigen::MatrixXd& grad,
                            const Eigen::MatrixXd* variance, double h, const SphereNoiseKey& key,
-                           const VectorReduction& sums) const {
+                           const VectorReduction& sums) {
   const Eigen::Index rows = block.x.rows(), cols = block.x.cols();
   KeyedStream rng(key.seed, Purpose::kNoiseRow, key.block_id, key.iteration);
   const double base = 2.0 * friction_ * h;
   const double scale = fault_ == GeodesicFault::kDoubledNoise ? 2.0 : 1.0;
-  Eigen::MatrixXd u(rows, cols);
+  Eigen::MatrixXd& u = kick_;
+  u.resize(rows, cols);
   for (Eigen::Index r = 0; r < rows; ++r)
     for (Eigen::Index c = 0; c < cols; ++c) {
       const double var = variance ? std::max(0.0, base - h * h * (*variance)(r, c)) : base;
@@ -123,7 +129,8 @@ void GeodesicSampler::Kick(SphereBlock& block, const Eigen::MatrixXd& grad,
     block.v += u;
     return;
   }
-  std::vector<double> xu(static_cast<std::size_t>(rows));
+  std::vector<double>& xu = sums_;
+  xu.assign(static_cast<std::size_t>(rows), 0.0);
   for (Eigen::Index r = 0; r < rows; ++r) xu[r] = block.x.row(r).dot(u.row(r));
   sums.SumAcrossBlocks(xu.data(), rows, 1);
   for (Eigen::Index r = 0; r < rows; ++r) block.v.row(r) += u.row(r) - xu[r] * block.x.row(r);

@@ -124,7 +124,7 @@ class GeodesicSampler {
   void Friction(SphereBlock& block, double h) const;                         // B
   // O: grad and variance (null: V = 0) at block.x.
   void Kick(SphereBlock& block, const Eigen::MatrixXd& grad, const Eigen::MatrixXd* variance,
-            double h, const SphereNoiseKey& key, const VectorReduction& sums) const;
+            double h, const SphereNoiseKey& key, const VectorReduction& sums);
 
   double thermostat() const { return xi_; }
   void set_thermostat(double xi) { xi_ = xi; }
@@ -135,8 +135,8 @@ class GeodesicSampler {
   double xi_;
   GeodesicDiffusion diffusion_;
   GeodesicFault fault_;
-  Eigen::MatrixXd grad_, variance_;  // scratch of Step
-  std::vector<double> sums_;         // scratch, rows x width
+  Eigen::MatrixXd grad_, variance_, kick_;  // scratch
+  std::vector<double> sums_;                // scratch, rows x width
 };
 
 // The diagonal empirical Fisher estimate of the minibatch gradient's noise variance (see
