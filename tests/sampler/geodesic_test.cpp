@@ -349,24 +349,22 @@ class TwoBlockReduction {
  public:
   class Side final : public VectorReduction {
    public:
-    Side(TwoBlockReduction* owner, int index) : owner_(owner), index_(index) {}
+    explicit Side(TwoBlockReduction* owner) : owner_(owner) {}
     void SumAcrossBlocks(double* values, Eigen::Index rows, int width) const override {
-      owner_->Sum(index_, values, static_cast<std::size_t>(rows) * width);
+      owner_->Sum(values, static_cast<std::size_t>(rows) * width);
     }
 
    private:
     TwoBlockReduction* owner_;
-    int index_;
   };
 
-  void Sum(int index, double* values, std::size_t n) {
+  void Sum(double* values, std::size_t n) {
     std::unique_lock<std::mutex> lock(mutex_);
     const long round = round_;
     if (arrived_ == 0)
       total_.assign(values, values + n);
     else
       for (std::size_t i = 0; i < n; ++i) total_[i] += values[i];
-    (void)index;
     if (++arrived_ == 2) {
       arrived_ = 0;
       result_ = total_;
@@ -421,7 +419,7 @@ TEST(GeodesicSampler, AVectorCutIntoBlocksFollowsTheWholeVector) {
       parts[side].x = start.x.middleCols(first, cols);
       parts[side].v = start.v.middleCols(first, cols);
       GeodesicSampler sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
-      const TwoBlockReduction::Side sums(&reduction, side);
+      const TwoBlockReduction::Side sums(&reduction);
       for (int t = 1; t <= steps; ++t)
         sampler.Step(parts[side], h, SphereNoiseKey{3, std::uint64_t(side), std::uint64_t(t)}, sums,
                      gradient);
