@@ -13,6 +13,8 @@ namespace carousel {
 namespace {
 
 constexpr int kFlowWidth = 4;  // |x|^2, x.v, |v|^2, columns
+// The initial velocity's stream: an iteration no step uses.
+constexpr std::uint64_t kInitIteration = ~std::uint64_t{0};
 
 }  // namespace
 
@@ -34,7 +36,7 @@ std::string GeodesicSampler::name() const {
 void GeodesicSampler::Init(SphereBlock& block, std::uint64_t seed, std::uint64_t block_id,
                            const VectorReduction& sums) const {
   const Eigen::Index rows = block.x.rows(), cols = block.x.cols();
-  KeyedStream rng(seed, Purpose::kNoiseAux, block_id, 0);
+  KeyedStream rng(seed, Purpose::kSphereNoise, block_id, kInitIteration);
   block.v.resize(rows, cols);
   for (Eigen::Index r = 0; r < rows; ++r)
     for (Eigen::Index c = 0; c < cols; ++c) block.v(r, c) = rng.normal();
@@ -115,7 +117,7 @@ void GeodesicSampler::Kick(SphereBlock& block, const Eigen::MatrixXd& grad,
                            const Eigen::MatrixXd* variance, double h, const SphereNoiseKey& key,
                            const VectorReduction& sums) {
   const Eigen::Index rows = block.x.rows(), cols = block.x.cols();
-  KeyedStream rng(key.seed, Purpose::kNoiseRow, key.block_id, key.iteration);
+  KeyedStream rng(key.seed, Purpose::kSphereNoise, key.block_id, key.iteration);
   const double base = 2.0 * friction_ * h;
   const double scale = fault_ == GeodesicFault::kDoubledNoise ? 2.0 : 1.0;
   Eigen::MatrixXd& u = kick_;

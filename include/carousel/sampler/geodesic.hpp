@@ -42,9 +42,11 @@
 // per coordinate. The thermostat's v.v is the sum of the per-vector |v|^2 every block
 // already has, so xi is the same on every rank.
 //
-// Randomness: the O-step noise of a block is drawn from KeyedStream(seed, kNoiseRow,
+// Randomness: the O-step noise of a block is drawn from KeyedStream(seed, kSphereNoise,
 // block_id, iteration) in row-major order of the block, so a chain is reproducible and a
-// block's noise does not depend on which rank holds it.
+// block's noise does not depend on which rank holds it. A purpose of its own keeps these
+// streams apart from the row-keyed noise of other samplers in the same model; the initial
+// velocity uses iteration 2^64 - 1, which no step uses.
 #pragma once
 
 #include <Eigen/Core>
@@ -110,7 +112,7 @@ class GeodesicSampler {
   GeodesicDiffusion diffusion() const { return diffusion_; }
 
   // Alg. 1/2, first line: v <- Lambda(x) z, z ~ N(0, I), keyed by (seed, block_id,
-  // iteration 0) with a purpose of its own; x is normalised first.
+  // iteration 2^64 - 1); x is normalised first.
   void Init(SphereBlock& block, std::uint64_t seed, std::uint64_t block_id,
             const VectorReduction& sums) const;
 
