@@ -40,7 +40,9 @@
 // one allreduce of rows * width doubles; LocalReduction (one block holds whole vectors) sums
 // nothing. So a step is three reductions: 4, 1 and 4 numbers per vector. All other work is
 // per coordinate. The thermostat's v.v is the sum of the per-vector |v|^2 every block
-// already has, so xi is the same on every rank.
+// already has, so xi is the same on every rank. One thermostat covers the rows of one
+// sampler: a model that also spreads the rows (vectors) over ranks must give each rank's
+// rows a sampler of their own, or sum v.v and m over the ranks itself (not done here).
 //
 // Randomness: the O-step noise of a block is drawn from KeyedStream(seed, kSphereNoise,
 // block_id, iteration) in row-major order of the block, so a chain is reproducible and a
