@@ -13,7 +13,12 @@ void AddSamplerOptions(CLI::App& app, SamplerOptions& options, BlockKind kind,
   app.add_option("--sampler", options.name, list + "; papers: carousel samplers")
       ->default_str(options.name);
   if (kind != BlockKind::kFactor) return;
+  // Only the options of samplers this kind of block runs (not, e.g., gSGNHT's thermostat).
+  std::vector<std::string> used;
+  for (const SamplerInfo& info : SamplerRegistry())
+    if (info.factor_blocks) used.insert(used.end(), info.options.begin(), info.options.end());
   for (const SamplerOptionSpec& s : SamplerOptionSpecs()) {
+    if (std::find(used.begin(), used.end(), s.flag) == used.end()) continue;
     const std::string help = s.help + " (" + s.BoundsText() + ")";
     CLI::Option* o = s.real      ? app.add_option(s.flag, options.*s.real, help)
                      : s.integer ? app.add_option(s.flag, options.*s.integer, help)

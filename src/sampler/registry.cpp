@@ -48,7 +48,7 @@ std::vector<SamplerOptionSpec> MakeSpecs() {
   lambda.default_text = "set by the model (mf: 2 / training ratings)";
   specs.push_back(lambda);
   specs.push_back(Real("--friction", &SamplerOptions::friction, 0.0, true, kInf, true,
-                       "SGHMC: friction C; SGNHT: diffusion A"));
+                       "SGHMC: friction C; SGNHT: diffusion A; SGGMC/gSGNHT: friction C"));
   specs.push_back(Real("--noise-estimate", &SamplerOptions::noise_estimate, 0.0, false, kInf, true,
                        "SGHMC/SGNHT/SGRHMC: estimate B of the gradient-noise variance"));
   specs.push_back(
@@ -72,6 +72,16 @@ std::vector<SamplerOptionSpec> MakeSpecs() {
       "HAMCMC: H0 = gamma I (identity), gamma G^-1 with the model's metric (metric), or gamma "
       "(prior + trust + Fisher information at the newest sample)^-1 (fisher)";
   specs.push_back(initial);
+  specs.push_back(Real("--thermostat-initial", &SamplerOptions::thermostat_initial, 0.0, false,
+                       kInf, true, "gSGNHT: initial thermostat xi_0 (Alg. 2: xi_0 = C)"));
+  SamplerOptionSpec diffusion;
+  diffusion.flag = "--diffusion";
+  diffusion.text = &SamplerOptions::diffusion;
+  diffusion.choices = {"zero", "fisher"};
+  diffusion.help =
+      "SGGMC/gSGNHT: estimate V of the gradient noise in Eq. 8, zero or the diagonal empirical "
+      "Fisher information of the minibatch";
+  specs.push_back(diffusion);
   return specs;
 }
 
@@ -167,6 +177,22 @@ std::vector<SamplerInfo> MakeRegistry() {
   scir.reference = "Baker et al. 2018 (SCIR paper), Alg. 1 / Eq. 2.3";
   scir.simplex = SimplexSampler::kScir;
   r.push_back(scir);
+
+  SamplerInfo sggmc;
+  sggmc.name = "sggmc";
+  sggmc.summary = "stochastic gradient geodesic Monte Carlo on unit vectors";
+  sggmc.reference = "Liu, Zhu and Song 2016, Sec. 3.3 (Eq. 7, 8), supplement Alg. 1";
+  sggmc.options = {"--friction", "--diffusion"};
+  sggmc.sphere = GeodesicKind::kSggmc;
+  r.push_back(sggmc);
+
+  SamplerInfo gsgnht;
+  gsgnht.name = "gsgnht";
+  gsgnht.summary = "geodesic stochastic gradient Nose-Hoover thermostat on unit vectors";
+  gsgnht.reference = "Liu, Zhu and Song 2016, Sec. 3.3 (Eq. 7, 8), supplement Alg. 2";
+  gsgnht.options = {"--friction", "--thermostat-initial", "--diffusion"};
+  gsgnht.sphere = GeodesicKind::kGsgnht;
+  r.push_back(gsgnht);
   return r;
 }
 
@@ -203,11 +229,34 @@ const std::vector<SamplerInfo>& SamplerRegistry() {
   return registry;
 }
 
+namespace {
+
+bool RunsOn(const SamplerInfo& s, BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kFactor:
+      return s.factor_blocks;
+    case BlockKind::kSimplex:
+      return s.simplex.has_value();
+    case BlockKind::kSphere:
+      return s.sphere.has_value();
+  }
+  return false;
+}
+
+std::string BlocksText(const SamplerInfo& s) {
+  std::string text;
+  if (s.factor_blocks) text += "factor";
+  if (s.simplex) text += std::string(text.empty() ? "" : ", ") + "simplex";
+  if (s.sphere) text += std::string(text.empty() ? "" : ", ") + "sphere (unit-vector)";
+  return text;
+}
+
+}  // namespace
+
 std::vector<std::string> SamplerNames(BlockKind kind) {
   std::vector<std::string> names;
   for (const SamplerInfo& s : SamplerRegistry())
-    if (kind == BlockKind::kFactor ? s.factor_blocks : s.simplex.has_value())
-      names.push_back(s.name);
+    if (RunsOn(s, kind)) names.push_back(s.name);
   return names;
 }
 
@@ -215,9 +264,22 @@ const SamplerInfo& FindSampler(const std::string& name, BlockKind kind) {
   const std::vector<std::string> names = SamplerNames(kind);
   for (const SamplerInfo& s : SamplerRegistry())
     if (s.name == name && std::find(names.begin(), names.end(), name) != names.end()) return s;
+  for (const SamplerInfo& s : SamplerRegistry())
+    if (s.name == name)
+      throw UsageError("--sampler", "sampler '" + name + "' runs on " + BlocksText(s) +
+                                        " blocks only, not on this model's; choose one of " +
+                                        Join(names));
   std::string message = "unknown sampler '" + name + "' (known: " + Join(names) + ")";
   if (const auto closest = ClosestName(name, names)) message += "; did you mean " + *closest + "?";
   throw UsageError("--sampler", message);
+}
+
+GeodesicSampler MakeGeodesicSampler(const SamplerOptions& options) {
+  const SamplerInfo& info = FindSampler(options.name, BlockKind::kSphere);
+  CheckSamplerOptions(options);
+  return GeodesicSampler(
+      *info.sphere, options.friction, options.thermostat_initial,
+      options.diffusion == "fisher" ? GeodesicDiffusion::kFisher : GeodesicDiffusion::kZero);
 }
 
 void CheckSamplerOptions(const SamplerOptions& options) {

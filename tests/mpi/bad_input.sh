@@ -195,6 +195,8 @@ run_ok hamcmc-default-6 2 mf "${GOOD[@]}" --sampler hamcmc --tiles 6 --iteration
 grep -qx "# schedule: random" "$T/out/trace.csv" || fail "hamcmc with 6 tiles: no random schedule"
 ok "hamcmc at its defaults runs on 2 ranks (cyclic strata) and with 6 tiles (random strata)"
 bad_option --sampler --sampler nosuch
+# The geodesic samplers run on unit vectors only: mf names the block kind they need.
+bad_option "runs on sphere (unit-vector) blocks only" --sampler sggmc
 bad_option --burn-in --iterations 50 --burn-in 50
 bad_option --burn-in --iterations 50 --burn-in 80
 bad_option --nosuch-option --nosuch-option

@@ -39,7 +39,7 @@ TEST(SamplerRegistry, EverySamplerNamesItsPaperAndKnowsItsOptions) {
   for (const SamplerInfo& info : SamplerRegistry()) {
     EXPECT_FALSE(info.reference.empty()) << info.name;
     EXPECT_FALSE(info.summary.empty()) << info.name;
-    EXPECT_TRUE(info.factor_blocks || info.simplex) << info.name;
+    EXPECT_TRUE(info.factor_blocks || info.simplex || info.sphere) << info.name;
     for (const std::string& flag : info.options)
       EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << info.name << flag;
   }
@@ -60,6 +60,35 @@ TEST(SamplerRegistry, AnUnknownNameListsEverySamplerAndTheClosest) {
   }
   // SCIR is exact on simplex blocks only.
   EXPECT_THROW(FindSampler("scir", BlockKind::kFactor), Error);
+}
+
+TEST(SamplerRegistry, GeodesicSamplersRunOnSphereBlocksOnly) {
+  EXPECT_EQ(SamplerNames(BlockKind::kSphere), (std::vector<std::string>{"sggmc", "gsgnht"}));
+  for (const std::string name : {"sggmc", "gsgnht"})
+    for (BlockKind kind : {BlockKind::kFactor, BlockKind::kSimplex}) {
+      try {
+        FindSampler(name, kind);
+        FAIL() << name << " accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::kUsage);
+        EXPECT_NE(std::string(e.what()).find("runs on sphere (unit-vector) blocks only"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+  SamplerOptions o;
+  o.name = "gsgnht";
+  o.friction = 2.0;
+  o.thermostat_initial = 3.0;
+  o.diffusion = "fisher";
+  const GeodesicSampler s = MakeGeodesicSampler(o);
+  EXPECT_EQ(s.name(), "gsgnht");
+  EXPECT_EQ(s.thermostat(), 3.0);
+  EXPECT_EQ(s.diffusion(), GeodesicDiffusion::kFisher);
+  o.diffusion = "exact";
+  EXPECT_THROW(MakeGeodesicSampler(o), Error);
+  o.name = "sgld";
+  EXPECT_THROW(MakeGeodesicSampler(o), Error);
 }
 
 TEST(SamplerRegistry, DefaultsAreInBoundsAndEveryBoundIsChecked) {

@@ -18,6 +18,10 @@
 //                  2013, Sec. 3) to stay positive, it needs the row sums theta_k. and
 //                  count_hat_k. over the whole vocabulary (a reduction of K numbers per
 //                  iteration, not per element), and the blocks are double precision.
+//   sphere blocks  unit vectors (products of hyperspheres, geodesic.hpp): SGGMC and
+//                  gSGNHT, which move along geodesics of the sphere. No command runs
+//                  sphere blocks yet (a spherical model, issue #14, will); `carousel mf`
+//                  and `carousel lda` refuse them with a message naming the block kind.
 #pragma once
 
 #include <functional>
@@ -26,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "carousel/sampler/geodesic.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
 
@@ -58,19 +63,24 @@ struct SamplerInfo {
   std::vector<std::string> options;       // flags of the options it reads
   bool factor_blocks = false;             // runs on factor blocks (MakeSampler)
   std::optional<SimplexSampler> simplex;  // runs on simplex blocks, as this update
+  std::optional<GeodesicKind> sphere;     // runs on sphere blocks (geodesic.hpp)
   std::function<std::unique_ptr<Sampler>(const SamplerOptions&)> make;  // factor blocks
 };
 
 const std::vector<SamplerOptionSpec>& SamplerOptionSpecs();
 const std::vector<SamplerInfo>& SamplerRegistry();
 
-enum class BlockKind { kFactor, kSimplex };
+enum class BlockKind { kFactor, kSimplex, kSphere };
 // Names of the samplers that run on `kind` blocks, in registry order.
 std::vector<std::string> SamplerNames(BlockKind kind);
 // The sampler `name` for `kind` blocks; throws UsageError("--sampler", ...) naming the
-// known samplers (and the closest one) when there is none.
+// known samplers (and the closest one) when there is none, and the kind of block it runs on
+// when `name` is a sampler of other blocks.
 const SamplerInfo& FindSampler(const std::string& name, BlockKind kind);
 // Throws UsageError naming the option when a value is out of its bounds.
 void CheckSamplerOptions(const SamplerOptions& options);
+// The sampler `options.name` for sphere blocks (SGGMC or gSGNHT) with its options; throws
+// UsageError as FindSampler and CheckSamplerOptions do.
+GeodesicSampler MakeGeodesicSampler(const SamplerOptions& options);
 
 }  // namespace carousel

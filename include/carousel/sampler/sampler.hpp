@@ -69,7 +69,7 @@ struct SamplerOptions {
   std::string name = "psgld";
   double rmsprop_alpha = 0.999;  // PSGLD: decay of the squared-gradient average (README)
   double rmsprop_lambda = 1e-5;  // PSGLD: keeps the preconditioner finite
-  double friction = 1.0;         // SGHMC: C; SGNHT: A (diffusion), recipe Eq. 12 / 15
+  double friction = 1.0;         // SGHMC, SGGMC, gSGNHT: C; SGNHT: A (recipe Eq. 12 / 15)
   double noise_estimate = 0.0;   // SGHMC / SGNHT / SGRHMC: B-hat, gradient-noise variance
   double mass = 1.0;             // SGHMC: M (diagonal, constant)
   // HAMCMC's defaults are the settings its benchmark found best on validation splits of
@@ -81,6 +81,10 @@ struct SamplerOptions {
   // must not depend on theta) or "fisher" (H^0 = gamma (prior + lambda + Fisher at the
   // newest sample)^-1, `metric` before the first; hamcmc.hpp).
   std::string initial_metric = "fisher";
+  // gSGNHT: the thermostat's initial value xi_0 (Alg. 2 sets xi_0 = C; 1 = the default C).
+  double thermostat_initial = 1.0;
+  // SGGMC / gSGNHT: the diffusion estimate V of Eq. 8, "zero" or "fisher" (geodesic.hpp).
+  std::string diffusion = "zero";
   // SGRLD / SGRHMC (and HAMCMC's H^0): the metric G(theta), supplied by the model or the user.
   std::shared_ptr<const DiagonalMetric> metric;
 };

@@ -30,10 +30,11 @@ enum class Purpose : std::uint64_t {
   kGibbs,
   kTest,  // reserved for tests and benchmarks
   kNoiseAux,
-  kHeldOut,  // Gibbs sweeps over held-out documents during evaluation
+  kHeldOut,        // Gibbs sweeps over held-out documents during evaluation
   kInfer,          // topics of new documents given a finished run's (carousel lda infer)
   kDrawSelection,  // the users and items --save-draws N picks
   kChainSeed,      // the seeds of chains 2, 3, ... of --chains
+  kSphereNoise,    // geodesic samplers on unit vectors (id: block; sampler/geodesic.hpp)
 };
 
 class KeyedStream {
