@@ -33,72 +33,104 @@ std::string GeodesicSampler::name() const {
   return kind_ == GeodesicKind::kSggmc ? "sggmc" : "gsgnht";
 }
 
-void GeodesicSampler::Init(SphereBlock& block, std::uint64_t seed, std::uint64_t block_id,
+std::vector<double> LocalReduction::SumOverBlocks(const KeyedPartials& partials,
+                                                  std::size_t size) const {
+  std::vector<double> total(size, 0.0);
+  for (const auto& [id, values] : partials)
+    for (std::size_t i = 0; i < size; ++i) total[i] += values[i];
+  return total;
+}
+
+void GeodesicSampler::Init(const SphereBlocks& blocks, std::uint64_t seed,
                            const VectorReduction& sums) const {
-  const Eigen::Index rows = block.x.rows(), cols = block.x.cols();
-  KeyedStream rng(seed, Purpose::kSphereNoise, block_id, kInitIteration);
-  block.v.resize(rows, cols);
-  for (Eigen::Index r = 0; r < rows; ++r)
-    for (Eigen::Index c = 0; c < cols; ++c) block.v(r, c) = rng.normal();
-  std::vector<double> s(static_cast<std::size_t>(rows) * 2);
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    s[2 * r] = block.x.row(r).squaredNorm();
-    s[2 * r + 1] = block.x.row(r).dot(block.v.row(r));
+  if (blocks.empty()) throw Error(ExitCode::kInternal, "geodesic sampler: no blocks");
+  const Eigen::Index rows = blocks.front().block->x.rows();
+  KeyedPartials partials;
+  for (const SphereBlockRef& ref : blocks) {
+    SphereBlock& block = *ref.block;
+    KeyedStream rng(seed, Purpose::kSphereNoise, ref.id, kInitIteration);
+    block.v.resize(rows, block.x.cols());
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (Eigen::Index c = 0; c < block.x.cols(); ++c) block.v(r, c) = rng.normal();
+    std::vector<double>& s = partials[static_cast<int>(ref.id)];
+    s.resize(static_cast<std::size_t>(rows) * 2);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      s[2 * r] = block.x.row(r).squaredNorm();
+      s[2 * r + 1] = block.x.row(r).dot(block.v.row(r));
+    }
   }
-  sums.SumAcrossBlocks(s.data(), rows, 2);
+  const std::vector<double> s = sums.SumOverBlocks(partials, static_cast<std::size_t>(rows) * 2);
   for (Eigen::Index r = 0; r < rows; ++r) {
     const double norm = std::sqrt(s[2 * r]);
     if (!(norm > 0.0)) throw Error(ExitCode::kInternal, "geodesic sampler: a zero vector");
-    block.x.row(r) /= norm;
-    block.v.row(r) -= (s[2 * r + 1] / norm) * block.x.row(r);  // Lambda(x) z
+    for (const SphereBlockRef& ref : blocks) {
+      SphereBlock& block = *ref.block;
+      block.x.row(r) /= norm;
+      block.v.row(r) -= (s[2 * r + 1] / norm) * block.x.row(r);  // Lambda(x) z
+    }
   }
+}
+
+void GeodesicSampler::Init(SphereBlock& block, std::uint64_t seed, std::uint64_t block_id,
+                           const VectorReduction& sums) const {
+  Init(SphereBlocks{{block_id, &block}}, seed, sums);
 }
 
 // A: the geodesic flow of S^{d-1} for time h / 2 (Eq. 7), each vector with its own speed
 // alpha = |v|. Before the flow, x is normalised and v projected onto T_x with the summed
 // |x|^2 and x.v, which removes rounding drift (both are 1 and 0 in exact arithmetic).
-void GeodesicSampler::HalfFlow(SphereBlock& block, double h, const VectorReduction& sums) {
-  const Eigen::Index rows = block.x.rows();
+void GeodesicSampler::HalfFlow(const SphereBlocks& blocks, double h,
+                               const VectorReduction& sums) {
+  const Eigen::Index rows = blocks.front().block->x.rows();
   const double t = 0.5 * h;
-  sums_.assign(static_cast<std::size_t>(rows) * kFlowWidth, 0.0);
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    double* s = &sums_[static_cast<std::size_t>(r) * kFlowWidth];
-    s[0] = block.x.row(r).squaredNorm();
-    s[1] = block.x.row(r).dot(block.v.row(r));
-    s[2] = block.v.row(r).squaredNorm();
-    s[3] = static_cast<double>(block.x.cols());
+  const std::size_t size = static_cast<std::size_t>(rows) * kFlowWidth;
+  partials_.clear();
+  for (const SphereBlockRef& ref : blocks) {
+    const SphereBlock& block = *ref.block;
+    std::vector<double>& part = partials_[static_cast<int>(ref.id)];
+    part.resize(size);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      double* s = &part[static_cast<std::size_t>(r) * kFlowWidth];
+      s[0] = block.x.row(r).squaredNorm();
+      s[1] = block.x.row(r).dot(block.v.row(r));
+      s[2] = block.v.row(r).squaredNorm();
+      s[3] = static_cast<double>(block.x.cols());
+    }
   }
-  sums.SumAcrossBlocks(sums_.data(), rows, kFlowWidth);
+  const std::vector<double> total = sums.SumOverBlocks(partials_, size);
   double vv_total = 0.0, manifold_dim = 0.0;
   for (Eigen::Index r = 0; r < rows; ++r) {
-    const double* s = &sums_[static_cast<std::size_t>(r) * kFlowWidth];
-    auto x = block.x.row(r);
-    auto v = block.v.row(r);
+    const double* s = &total[static_cast<std::size_t>(r) * kFlowWidth];
+    const double norm = std::sqrt(s[0]);
+    const double xv = s[1] / norm;  // x.v after x is normalised
     double vv = s[2];
-    if (fault_ != GeodesicFault::kNoProjection) {
-      const double norm = std::sqrt(s[0]);
-      x /= norm;
-      const double xv = s[1] / norm;
-      v -= xv * x;
-      vv = std::max(0.0, vv - xv * xv);
-    }
+    if (fault_ != GeodesicFault::kNoProjection) vv = std::max(0.0, vv - xv * xv);
     vv_total += vv;
     manifold_dim += s[3] - 1.0;
     const double alpha = std::sqrt(vv);
-    if (alpha == 0.0) continue;
-    if (fault_ == GeodesicFault::kEulerRenormalise) {
-      // Negative control: an Euler step on the embedding, pulled back onto the sphere;
-      // v keeps its coordinates and is projected onto the new tangent space.
-      const double step_norm = std::sqrt(1.0 + t * t * vv);  // |x + t v| with x.v = 0
-      x = (x + t * v) / step_norm;
-      v -= (t * vv / step_norm) * x;  // (x'.v) = t |v|^2 / |x + t v|
-      continue;
-    }
     const double c = std::cos(alpha * t), sn = std::sin(alpha * t);
-    for (Eigen::Index j = 0; j < x.size(); ++j) {
-      const double x0 = x(j), v0 = v(j);
-      x(j) = c * x0 + (sn / alpha) * v0;
-      v(j) = (-alpha * sn) * x0 + c * v0;
+    // |x + t v| with x.v = 0, for the Euler negative control.
+    const double step_norm = std::sqrt(1.0 + t * t * vv);
+    for (const SphereBlockRef& ref : blocks) {
+      auto x = ref.block->x.row(r);
+      auto v = ref.block->v.row(r);
+      if (fault_ != GeodesicFault::kNoProjection) {
+        x /= norm;
+        v -= xv * x;
+      }
+      if (alpha == 0.0) continue;
+      if (fault_ == GeodesicFault::kEulerRenormalise) {
+        // Negative control: an Euler step on the embedding, pulled back onto the sphere;
+        // v keeps its coordinates and is projected onto the new tangent space.
+        x = (x + t * v) / step_norm;
+        v -= (t * vv / step_norm) * x;  // (x'.v) = t |v|^2 / |x + t v|
+        continue;
+      }
+      for (Eigen::Index j = 0; j < x.size(); ++j) {
+        const double x0 = x(j), v0 = v(j);
+        x(j) = c * x0 + (sn / alpha) * v0;
+        v(j) = (-alpha * sn) * x0 + c * v0;
+      }
     }
   }
   // Alg. 2: xi <- xi + (v.v / m - 1) h / 2; v.v is conserved by the flow.
@@ -107,46 +139,73 @@ void GeodesicSampler::HalfFlow(SphereBlock& block, double h, const VectorReducti
 }
 
 // B: v <- exp(-C h/2) v (SGGMC), exp(-xi h/2) v (gSGNHT); main Sec. 3.3, scalar C.
-void GeodesicSampler::Friction(SphereBlock& block, double h) const {
+void GeodesicSampler::Friction(const SphereBlocks& blocks, double h) const {
   const double rate = kind_ == GeodesicKind::kSggmc ? friction_ : xi_;
-  block.v *= std::exp(-rate * 0.5 * h);
+  const double decay = std::exp(-rate * 0.5 * h);
+  for (const SphereBlockRef& ref : blocks) ref.block->v *= decay;
 }
 
 // O: Eq. 8 with t = h, v <- v + Lambda(x) [-grad h + N(0, (2C - h V) h)].
-void GeodesicSampler::Kick(SphereBlock& block, const Eigen::MatrixXd& grad,
-                           const Eigen::MatrixXd* variance, double h, const SphereNoiseKey& key,
+void GeodesicSampler::Kick(const SphereBlocks& blocks, const std::vector<Eigen::MatrixXd>& grads,
+                           const std::vector<Eigen::MatrixXd>* variances, double h,
+                           std::uint64_t seed, std::uint64_t iteration,
                            const VectorReduction& sums) {
-  const Eigen::Index rows = block.x.rows(), cols = block.x.cols();
-  KeyedStream rng(key.seed, Purpose::kSphereNoise, key.block_id, key.iteration);
+  const Eigen::Index rows = blocks.front().block->x.rows();
   const double base = 2.0 * friction_ * h;
   const double scale = fault_ == GeodesicFault::kDoubledNoise ? 2.0 : 1.0;
-  Eigen::MatrixXd& u = kick_;
-  u.resize(rows, cols);
-  for (Eigen::Index r = 0; r < rows; ++r)
-    for (Eigen::Index c = 0; c < cols; ++c) {
-      const double var = variance ? std::max(0.0, base - h * h * (*variance)(r, c)) : base;
-      u(r, c) = -grad(r, c) * h + std::sqrt(scale * var) * rng.normal();
-    }
+  kicks_.resize(blocks.size());
+  partials_.clear();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const SphereBlock& block = *blocks[b].block;
+    const Eigen::Index cols = block.x.cols();
+    KeyedStream rng(seed, Purpose::kSphereNoise, blocks[b].id, iteration);
+    Eigen::MatrixXd& u = kicks_[b];
+    u.resize(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (Eigen::Index c = 0; c < cols; ++c) {
+        const double var =
+            variances ? std::max(0.0, base - h * h * (*variances)[b](r, c)) : base;
+        u(r, c) = -grads[b](r, c) * h + std::sqrt(scale * var) * rng.normal();
+      }
+    if (fault_ == GeodesicFault::kNoProjection) continue;
+    std::vector<double>& xu = partials_[static_cast<int>(blocks[b].id)];
+    xu.resize(static_cast<std::size_t>(rows));
+    for (Eigen::Index r = 0; r < rows; ++r) xu[r] = block.x.row(r).dot(u.row(r));
+  }
   if (fault_ == GeodesicFault::kNoProjection) {
-    block.v += u;
+    for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b].block->v += kicks_[b];
     return;
   }
-  std::vector<double>& xu = sums_;
-  xu.assign(static_cast<std::size_t>(rows), 0.0);
-  for (Eigen::Index r = 0; r < rows; ++r) xu[r] = block.x.row(r).dot(u.row(r));
-  sums.SumAcrossBlocks(xu.data(), rows, 1);
-  for (Eigen::Index r = 0; r < rows; ++r) block.v.row(r) += u.row(r) - xu[r] * block.x.row(r);
+  const std::vector<double> xu = sums.SumOverBlocks(partials_, static_cast<std::size_t>(rows));
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    SphereBlock& block = *blocks[b].block;
+    for (Eigen::Index r = 0; r < rows; ++r)
+      block.v.row(r) += kicks_[b].row(r) - xu[r] * block.x.row(r);
+  }
+}
+
+void GeodesicSampler::Step(const SphereBlocks& blocks, double h, std::uint64_t seed,
+                           std::uint64_t iteration, const VectorReduction& sums,
+                           const SphereBlocksGradient& gradient) {
+  HalfFlow(blocks, h, sums);
+  Friction(blocks, h);
+  const bool fisher = diffusion_ == GeodesicDiffusion::kFisher;
+  grads_.resize(blocks.size());
+  if (fisher) variances_.resize(blocks.size());
+  gradient(blocks, grads_, fisher ? &variances_ : nullptr);
+  Kick(blocks, grads_, fisher ? &variances_ : nullptr, h, seed, iteration, sums);
+  Friction(blocks, h);
+  HalfFlow(blocks, h, sums);
 }
 
 void GeodesicSampler::Step(SphereBlock& block, double h, const SphereNoiseKey& key,
                            const VectorReduction& sums, const SphereGradient& gradient) {
-  HalfFlow(block, h, sums);
-  Friction(block, h);
-  const bool fisher = diffusion_ == GeodesicDiffusion::kFisher;
-  gradient(block.x, grad_, fisher ? &variance_ : nullptr);
-  Kick(block, grad_, fisher ? &variance_ : nullptr, h, key, sums);
-  Friction(block, h);
-  HalfFlow(block, h, sums);
+  Step(SphereBlocks{{key.block_id, &block}}, h, key.seed, key.iteration, sums,
+       [&](const SphereBlocks& blocks, std::vector<Eigen::MatrixXd>& grads,
+           std::vector<Eigen::MatrixXd>* variances) {
+         gradient(blocks.front().block->x, grads.front(),
+                  variances ? &variances->front() : nullptr);
+       });
 }
 
 Eigen::MatrixXd EmpiricalFisherDiagonal(const std::vector<Eigen::MatrixXd>& per_datum,

@@ -346,37 +346,37 @@ TEST(GeodesicSampler, ReproducibleAndOnTheSphere) {
   }
 }
 
-// Two blocks, each on its own thread, hold columns of the same vectors and add their
-// per-vector sums through this reduction (a stand-in for an MPI allreduce).
-class TwoBlockReduction {
+// Two "ranks", each on its own thread, hold blocks of columns of the same vectors and
+// exchange their per-block partial sums through this reduction (a stand-in for OrderedSum's
+// allgather): each side receives the sum over both sides' blocks in ascending id order.
+class TwoRankReduction {
  public:
   class Side final : public VectorReduction {
    public:
-    explicit Side(TwoBlockReduction* owner) : owner_(owner) {}
-    void SumAcrossBlocks(double* values, Eigen::Index rows, int width) const override {
-      owner_->Sum(values, static_cast<std::size_t>(rows) * width);
+    explicit Side(TwoRankReduction* owner) : owner_(owner) {}
+    std::vector<double> SumOverBlocks(const KeyedPartials& partials,
+                                      std::size_t size) const override {
+      return owner_->Sum(partials, size);
     }
 
    private:
-    TwoBlockReduction* owner_;
+    TwoRankReduction* owner_;
   };
 
-  void Sum(double* values, std::size_t n) {
+  std::vector<double> Sum(const KeyedPartials& partials, std::size_t size) {
     std::unique_lock<std::mutex> lock(mutex_);
     const long round = round_;
-    if (arrived_ == 0)
-      total_.assign(values, values + n);
-    else
-      for (std::size_t i = 0; i < n; ++i) total_[i] += values[i];
+    for (const auto& [id, values] : partials) all_[id] = values;
     if (++arrived_ == 2) {
       arrived_ = 0;
-      result_ = total_;
+      result_ = LocalReduction().SumOverBlocks(all_, size);
+      all_.clear();
       ++round_;
       done_.notify_all();
     } else {
       done_.wait(lock, [&] { return round_ != round; });
     }
-    std::copy(result_.begin(), result_.end(), values);
+    return result_;
   }
 
  private:
@@ -384,60 +384,94 @@ class TwoBlockReduction {
   std::condition_variable done_;
   int arrived_ = 0;
   long round_ = 0;
-  std::vector<double> total_, result_;
+  KeyedPartials all_;
+  std::vector<double> result_;
 };
 
-// A vector cut into two blocks of columns follows the same path as the whole vector. The
-// noise of Eq. 8 is switched off exactly (V = 2C / h makes its variance 0) because each
-// block draws its own keyed noise; everything else (the flow, the projection, gSGNHT's
-// thermostat with its m and v.v over all blocks) must agree to rounding.
-TEST(GeodesicSampler, AVectorCutIntoBlocksFollowsTheWholeVector) {
+// Vectors cut into four blocks of columns: stepped as one rank's set of four, or as two
+// ranks' sets of two (each on its own thread, summing through TwoRankReduction), the chains
+// are bitwise the same, noise included (each block's noise is keyed by its id), and they
+// follow the whole, uncut vectors to rounding when the noise is switched off exactly
+// (V = 2C / h makes its variance 0). Also the thermostat of gSGNHT, with its m and v.v over
+// all blocks.
+TEST(GeodesicSampler, BlocksOfVectorsGiveTheSameChainOnAnyNumberOfRanks) {
   const double h = 0.05, c = 1.0;
-  const int d = 9, cut = 4, steps = 300;
-  Eigen::MatrixXd x0(2, d), v0(2, d);
+  const int d = 11, steps = 300;
+  const std::vector<int> first = {0, 3, 5, 9, 11};  // block b: columns first[b] .. first[b+1]
+  Eigen::MatrixXd x0(2, d);
   for (int j = 0; j < d; ++j) x0(0, j) = 1.0 + j, x0(1, j) = std::cos(j);
-  const SphereGradient gradient = [&](const Eigen::MatrixXd& x, Eigen::MatrixXd& grad,
-                                      Eigen::MatrixXd* variance) {
-    grad = -3.0 * x.array().square().matrix();  // coordinate-wise, so blocks need no other
-    *variance = Eigen::MatrixXd::Constant(x.rows(), x.cols(), 2.0 * c / h);
-  };
-  for (GeodesicKind kind : {GeodesicKind::kSggmc, GeodesicKind::kGsgnht}) {
-    GeodesicSampler whole_sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
-    SphereBlock whole;
-    whole.x = x0;
-    const LocalReduction local;
-    whole_sampler.Init(whole, 3, 0, local);
-    for (int t = 1; t <= steps; ++t)
-      whole_sampler.Step(whole, h, SphereNoiseKey{3, 0, std::uint64_t(t)}, local, gradient);
+  for (bool noise : {true, false})
+    for (GeodesicKind kind : {GeodesicKind::kSggmc, GeodesicKind::kGsgnht}) {
+      const SphereBlocksGradient gradient = [&](const SphereBlocks& blocks,
+                                                std::vector<Eigen::MatrixXd>& grads,
+                                                std::vector<Eigen::MatrixXd>* variances) {
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          const Eigen::MatrixXd& x = blocks[b].block->x;
+          grads[b] = -3.0 * x.array().square().matrix();  // coordinate-wise
+          (*variances)[b] =
+              Eigen::MatrixXd::Constant(x.rows(), x.cols(), noise ? 0.0 : 2.0 * c / h);
+        }
+      };
+      const auto cut = [&](SphereBlock (&parts)[4], const SphereBlock& whole) {
+        for (int b = 0; b < 4; ++b) {
+          parts[b].x = whole.x.middleCols(first[b], first[b + 1] - first[b]);
+          parts[b].v = whole.v.middleCols(first[b], first[b + 1] - first[b]);
+        }
+      };
+      SphereBlock start;
+      start.x = x0;
+      const LocalReduction local;
+      GeodesicSampler(kind, c, 2.0).Init(start, 3, 0, local);
 
-    // The same start: the whole block's initial velocity, cut.
-    SphereBlock start;
-    start.x = x0;
-    GeodesicSampler(kind, c, 2.0).Init(start, 3, 0, local);
-    TwoBlockReduction reduction;
-    SphereBlock parts[2];
-    double xi[2];
-    const auto run = [&](int side) {
-      const Eigen::Index first = side == 0 ? 0 : cut, cols = side == 0 ? cut : d - cut;
-      parts[side].x = start.x.middleCols(first, cols);
-      parts[side].v = start.v.middleCols(first, cols);
-      GeodesicSampler sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
-      const TwoBlockReduction::Side sums(&reduction);
+      // One rank holds the four blocks.
+      SphereBlock one[4];
+      cut(one, start);
+      GeodesicSampler one_sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
+      const SphereBlocks all = {{0, &one[0]}, {1, &one[1]}, {2, &one[2]}, {3, &one[3]}};
       for (int t = 1; t <= steps; ++t)
-        sampler.Step(parts[side], h, SphereNoiseKey{3, std::uint64_t(side), std::uint64_t(t)}, sums,
-                     gradient);
-      xi[side] = sampler.thermostat();
-    };
-    std::thread other(run, 1);
-    run(0);
-    other.join();
-    Eigen::MatrixXd x(2, d);
-    x << parts[0].x, parts[1].x;
-    EXPECT_LT((x - whole.x).cwiseAbs().maxCoeff(), 1e-10) << whole_sampler.name();
-    EXPECT_NEAR(xi[0], whole_sampler.thermostat(), 1e-10);
-    EXPECT_EQ(xi[0], xi[1]);
-    EXPECT_GT((whole.x - start.x).cwiseAbs().maxCoeff(), 0.1);  // it moved
-  }
+        one_sampler.Step(all, h, 3, std::uint64_t(t), local, gradient);
+
+      // Two ranks hold two blocks each.
+      SphereBlock two[4];
+      cut(two, start);
+      double xi[2];
+      TwoRankReduction reduction;
+      const auto run = [&](int rank) {
+        GeodesicSampler sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
+        const TwoRankReduction::Side sums(&reduction);
+        const SphereBlocks mine = {{std::uint64_t(2 * rank), &two[2 * rank]},
+                                   {std::uint64_t(2 * rank + 1), &two[2 * rank + 1]}};
+        for (int t = 1; t <= steps; ++t) sampler.Step(mine, h, 3, std::uint64_t(t), sums, gradient);
+        xi[rank] = sampler.thermostat();
+      };
+      std::thread other(run, 1);
+      run(0);
+      other.join();
+      for (int b = 0; b < 4; ++b) {
+        EXPECT_EQ(one[b].x, two[b].x) << one_sampler.name() << " block " << b;
+        EXPECT_EQ(one[b].v, two[b].v) << one_sampler.name() << " block " << b;
+      }
+      EXPECT_EQ(xi[0], one_sampler.thermostat());
+      EXPECT_EQ(xi[1], one_sampler.thermostat());
+
+      if (noise) continue;
+      // Without noise, the whole vectors follow the same path.
+      GeodesicSampler whole_sampler(kind, c, 2.0, GeodesicDiffusion::kFisher);
+      SphereBlock whole = start;
+      const SphereGradient whole_gradient = [&](const Eigen::MatrixXd& x, Eigen::MatrixXd& grad,
+                                                Eigen::MatrixXd* variance) {
+        grad = -3.0 * x.array().square().matrix();
+        *variance = Eigen::MatrixXd::Constant(x.rows(), x.cols(), 2.0 * c / h);
+      };
+      for (int t = 1; t <= steps; ++t)
+        whole_sampler.Step(whole, h, SphereNoiseKey{3, 0, std::uint64_t(t)}, local,
+                           whole_gradient);
+      Eigen::MatrixXd x(2, d);
+      x << one[0].x, one[1].x, one[2].x, one[3].x;
+      EXPECT_LT((x - whole.x).cwiseAbs().maxCoeff(), 1e-10) << whole_sampler.name();
+      EXPECT_NEAR(one_sampler.thermostat(), whole_sampler.thermostat(), 1e-10);
+      EXPECT_GT((whole.x - start.x).cwiseAbs().maxCoeff(), 0.1);  // it moved
+    }
 }
 
 TEST(EmpiricalFisherDiagonal, IsTheScaledSampleVariance) {

@@ -32,20 +32,24 @@
 //   A known gradient-noise variance (the toy of Sec. 5.1, V = 1000) is passed the same way.
 //
 // Distributed vectors. A model may cut each vector into blocks of coordinates held by
-// different ranks (SAM's topics: vocabulary blocks). Every block holds the same rows
-// (vectors) and its own columns. The step needs per-vector sums over all blocks: in each A
-// the four numbers |x|^2, x.v, |v|^2 and the column count (for |v|, the projection that keeps
-// x and v on the sphere against rounding, and m); in O the number x.u of the kick u. These
-// go through VectorReduction::SumAcrossBlocks, which a distributed model implements with
-// one allreduce of rows * width doubles; LocalReduction (one block holds whole vectors) sums
-// nothing. So a step is three reductions: 4, 1 and 4 numbers per vector. All other work is
-// per coordinate. The thermostat's v.v is the sum of the per-vector |v|^2 every block
-// already has, so xi is the same on every rank. One thermostat covers the rows of one
-// sampler: a model that also spreads the rows (vectors) over ranks must give each rank's
-// rows a sampler of their own, or sum v.v and m over the ranks itself (not done here).
+// different ranks (SAM's topics: vocabulary blocks), and a rank may hold several blocks. All
+// blocks hold the same rows (vectors), each its own columns; the sampler steps the set of
+// blocks a rank holds (SphereBlocks, each with its global id) together. The step needs
+// per-vector sums over all blocks: in each A the four numbers |x|^2, x.v, |v|^2 and the
+// column count (for |v|, the projection that keeps x and v on the sphere against rounding,
+// and m); in O the number x.u of the kick u. Each block contributes its partial sums under
+// its id, and VectorReduction::SumOverBlocks adds them over every block of every rank in
+// ascending id order: a distributed model implements it with OrderedSum (one allgather),
+// LocalReduction adds one rank's blocks. Because the additions follow the ids, not the
+// ranks, the chain is bitwise the same however the blocks are spread over ranks. A step is
+// three reductions: 4, 1 and 4 numbers per vector and block. All other work is per
+// coordinate. The thermostat's v.v is the sum of the per-vector |v|^2 every rank already
+// has, so xi is the same on every rank. One thermostat covers the rows of one sampler: a
+// model that also spreads the rows (vectors) over ranks must give each rank's rows a sampler
+// of their own, or sum v.v and m over the ranks itself (not done here).
 //
 // Randomness: the O-step noise of a block is drawn from KeyedStream(seed, kSphereNoise,
-// block_id, iteration) in row-major order of the block, so a chain is reproducible and a
+// block id, iteration) in row-major order of the block, so a chain is reproducible and a
 // block's noise does not depend on which rank holds it. A purpose of its own keeps these
 // streams apart from the row-keyed noise of other samplers in the same model; the initial
 // velocity uses iteration 2^64 - 1, which no step uses.
@@ -57,21 +61,25 @@
 #include <string>
 #include <vector>
 
+#include "carousel/comm/ordered_sum.hpp"
+
 namespace carousel {
 
 // Sums numbers per vector over all blocks of the vectors (see "Distributed vectors").
 class VectorReduction {
  public:
   virtual ~VectorReduction() = default;
-  // values: rows x width, row-major (row r belongs to vector r). On return each entry
-  // holds its sum over all blocks, the same on every block.
-  virtual void SumAcrossBlocks(double* values, Eigen::Index rows, int width) const = 0;
+  // partials: this rank's blocks by global id, `size` values each. Returns the sum over
+  // every block of every rank, added in ascending id order, the same on every rank.
+  virtual std::vector<double> SumOverBlocks(const KeyedPartials& partials,
+                                            std::size_t size) const = 0;
 };
 
-// One block holds whole vectors: nothing to add.
+// Every block of the vectors is on this rank: adds the partials in id order.
 class LocalReduction final : public VectorReduction {
  public:
-  void SumAcrossBlocks(double*, Eigen::Index, int) const override {}
+  std::vector<double> SumOverBlocks(const KeyedPartials& partials,
+                                    std::size_t size) const override;
 };
 
 // A block of unit vectors: row r of x is (this block's piece of) vector r.
@@ -79,6 +87,14 @@ struct SphereBlock {
   Eigen::MatrixXd x;  // positions, rows x columns
   Eigen::MatrixXd v;  // velocities, tangent: sum over blocks of x_r . v_r = 0
 };
+
+// The blocks one rank steps together, ascending by id. The id keys the block's noise and
+// its place in the ordered sums; it must be below 2^31 (KeyedPartials' keys are ints).
+struct SphereBlockRef {
+  std::uint64_t id = 0;
+  SphereBlock* block = nullptr;
+};
+using SphereBlocks = std::vector<SphereBlockRef>;
 
 enum class GeodesicKind { kSggmc, kGsgnht };
 enum class GeodesicDiffusion { kZero, kFisher };
@@ -101,6 +117,10 @@ struct SphereNoiseKey {
 // and, when `variance` is not null, its diagonal noise variance V(x) (same shape).
 using SphereGradient =
     std::function<void(const Eigen::MatrixXd& x, Eigen::MatrixXd& grad, Eigen::MatrixXd* variance)>;
+// The same for a set of blocks: grads[b] (and (*variances)[b]) for blocks[b], at their x.
+using SphereBlocksGradient =
+    std::function<void(const SphereBlocks& blocks, std::vector<Eigen::MatrixXd>& grads,
+                       std::vector<Eigen::MatrixXd>* variances)>;
 
 class GeodesicSampler {
  public:
@@ -113,22 +133,29 @@ class GeodesicSampler {
   GeodesicKind kind() const { return kind_; }
   GeodesicDiffusion diffusion() const { return diffusion_; }
 
-  // Alg. 1/2, first line: v <- Lambda(x) z, z ~ N(0, I), keyed by (seed, block_id,
+  // Alg. 1/2, first line: v <- Lambda(x) z, z ~ N(0, I), keyed by (seed, block id,
   // iteration 2^64 - 1); x is normalised first.
+  void Init(const SphereBlocks& blocks, std::uint64_t seed, const VectorReduction& sums) const;
+
+  // One ABOBA step of size h whose noise is keyed by `iteration`; `gradient` is called once,
+  // at x after the first A, with variances when diffusion() is kFisher (null for kZero).
+  void Step(const SphereBlocks& blocks, double h, std::uint64_t seed, std::uint64_t iteration,
+            const VectorReduction& sums, const SphereBlocksGradient& gradient);
+
+  // The set {block} with id key.block_id (a block holding whole vectors, or one of several
+  // blocks whose reduction adds the others' partials).
   void Init(SphereBlock& block, std::uint64_t seed, std::uint64_t block_id,
             const VectorReduction& sums) const;
-
-  // One ABOBA step of size h; `gradient` is called once, at x after the first A, with a
-  // variance matrix when diffusion() is kFisher (a kZero sampler passes null).
   void Step(SphereBlock& block, double h, const SphereNoiseKey& key, const VectorReduction& sums,
             const SphereGradient& gradient);
 
   // The pieces of Step, for drivers that evaluate the gradient themselves.
-  void HalfFlow(SphereBlock& block, double h, const VectorReduction& sums);  // A (and xi)
-  void Friction(SphereBlock& block, double h) const;                         // B
-  // O: grad and variance (null: V = 0) at block.x.
-  void Kick(SphereBlock& block, const Eigen::MatrixXd& grad, const Eigen::MatrixXd* variance,
-            double h, const SphereNoiseKey& key, const VectorReduction& sums);
+  void HalfFlow(const SphereBlocks& blocks, double h, const VectorReduction& sums);  // A, xi
+  void Friction(const SphereBlocks& blocks, double h) const;                         // B
+  // O: grads[b] and (*variances)[b] (null: V = 0) at blocks[b].x.
+  void Kick(const SphereBlocks& blocks, const std::vector<Eigen::MatrixXd>& grads,
+            const std::vector<Eigen::MatrixXd>* variances, double h, std::uint64_t seed,
+            std::uint64_t iteration, const VectorReduction& sums);
 
   double thermostat() const { return xi_; }
   void set_thermostat(double xi) { xi_ = xi; }
@@ -139,8 +166,8 @@ class GeodesicSampler {
   double xi_;
   GeodesicDiffusion diffusion_;
   GeodesicFault fault_;
-  Eigen::MatrixXd grad_, variance_, kick_;  // scratch
-  std::vector<double> sums_;                // scratch, rows x width
+  std::vector<Eigen::MatrixXd> grads_, variances_, kicks_;  // scratch, one per block
+  KeyedPartials partials_;                                  // scratch
 };
 
 // The diagonal empirical Fisher estimate of the minibatch gradient's noise variance (see
