@@ -79,8 +79,7 @@ void GeodesicSampler::Init(SphereBlock& block, std::uint64_t seed, std::uint64_t
 // A: the geodesic flow of S^{d-1} for time h / 2 (Eq. 7), each vector with its own speed
 // alpha = |v|. Before the flow, x is normalised and v projected onto T_x with the summed
 // |x|^2 and x.v, which removes rounding drift (both are 1 and 0 in exact arithmetic).
-void GeodesicSampler::HalfFlow(const SphereBlocks& blocks, double h,
-                               const VectorReduction& sums) {
+void GeodesicSampler::HalfFlow(const SphereBlocks& blocks, double h, const VectorReduction& sums) {
   const Eigen::Index rows = blocks.front().block->x.rows();
   const double t = 0.5 * h;
   const std::size_t size = static_cast<std::size_t>(rows) * kFlowWidth;
@@ -163,8 +162,7 @@ void GeodesicSampler::Kick(const SphereBlocks& blocks, const std::vector<Eigen::
     u.resize(rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index c = 0; c < cols; ++c) {
-        const double var =
-            variances ? std::max(0.0, base - h * h * (*variances)[b](r, c)) : base;
+        const double var = variances ? std::max(0.0, base - h * h * (*variances)[b](r, c)) : base;
         u(r, c) = -grads[b](r, c) * h + std::sqrt(scale * var) * rng.normal();
       }
     if (fault_ == GeodesicFault::kNoProjection) continue;

@@ -412,7 +412,7 @@ TEST(GeodesicSampler, BlocksOfVectorsGiveTheSameChainOnAnyNumberOfRanks) {
               Eigen::MatrixXd::Constant(x.rows(), x.cols(), noise ? 0.0 : 2.0 * c / h);
         }
       };
-      const auto cut = [&](SphereBlock (&parts)[4], const SphereBlock& whole) {
+      const auto cut = [&](SphereBlock(&parts)[4], const SphereBlock& whole) {
         for (int b = 0; b < 4; ++b) {
           parts[b].x = whole.x.middleCols(first[b], first[b + 1] - first[b]);
           parts[b].v = whole.v.middleCols(first[b], first[b + 1] - first[b]);
@@ -464,8 +464,7 @@ TEST(GeodesicSampler, BlocksOfVectorsGiveTheSameChainOnAnyNumberOfRanks) {
         *variance = Eigen::MatrixXd::Constant(x.rows(), x.cols(), 2.0 * c / h);
       };
       for (int t = 1; t <= steps; ++t)
-        whole_sampler.Step(whole, h, SphereNoiseKey{3, 0, std::uint64_t(t)}, local,
-                           whole_gradient);
+        whole_sampler.Step(whole, h, SphereNoiseKey{3, 0, std::uint64_t(t)}, local, whole_gradient);
       Eigen::MatrixXd x(2, d);
       x << one[0].x, one[1].x, one[2].x, one[3].x;
       EXPECT_LT((x - whole.x).cwiseAbs().maxCoeff(), 1e-10) << whole_sampler.name();

@@ -78,8 +78,7 @@ class VectorReduction {
 // Every block of the vectors is on this rank: adds the partials in id order.
 class LocalReduction final : public VectorReduction {
  public:
-  std::vector<double> SumOverBlocks(const KeyedPartials& partials,
-                                    std::size_t size) const override;
+  std::vector<double> SumOverBlocks(const KeyedPartials& partials, std::size_t size) const override;
 };
 
 // A block of unit vectors: row r of x is (this block's piece of) vector r.
