@@ -9,6 +9,8 @@ const std::vector<ModelCommand>& ModelCommands() {
   static const std::vector<ModelCommand> commands = {
       {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand},
       {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand},
+      {"sam", "spherical admixture model (tf-idf topic model) by distributed geodesic SG-MCMC",
+       RunSamCommand},
   };
   return commands;
 }
@@ -25,7 +27,7 @@ std::string SamplersText() {
     std::string blocks;
     if (s.factor_blocks) blocks += "mf";
     if (s.simplex) blocks += std::string(blocks.empty() ? "" : ", ") + "lda";
-    if (s.sphere) blocks += std::string(blocks.empty() ? "" : ", ") + "sphere blocks; no model yet";
+    if (s.sphere) blocks += std::string(blocks.empty() ? "" : ", ") + "sam";
     text += "  " + s.name + std::string(s.name.size() < 8 ? 8 - s.name.size() : 1, ' ') +
             s.summary + " [" + blocks + "]\n          " + s.reference + "\n";
     if (!s.options.empty()) {

@@ -12,11 +12,13 @@ void AddSamplerOptions(CLI::App& app, SamplerOptions& options, BlockKind kind,
   for (const std::string& n : names) list += (list.empty() ? "" : "|") + n;
   app.add_option("--sampler", options.name, list + "; papers: carousel samplers")
       ->default_str(options.name);
-  if (kind != BlockKind::kFactor) return;
-  // Only the options of samplers this kind of block runs (not, e.g., gSGNHT's thermostat).
+  if (kind == BlockKind::kSimplex) return;
+  // Only the options of samplers this kind of block runs (not, e.g., gSGNHT's thermostat
+  // for factor blocks).
   std::vector<std::string> used;
   for (const SamplerInfo& info : SamplerRegistry())
-    if (info.factor_blocks) used.insert(used.end(), info.options.begin(), info.options.end());
+    if (kind == BlockKind::kFactor ? info.factor_blocks : info.sphere.has_value())
+      used.insert(used.end(), info.options.begin(), info.options.end());
   for (const SamplerOptionSpec& s : SamplerOptionSpecs()) {
     if (std::find(used.begin(), used.end(), s.flag) == used.end()) continue;
     const std::string help = s.help + " (" + s.BoundsText() + ")";
@@ -31,7 +33,7 @@ void CheckSamplerChoice(const SamplerOptions& options, BlockKind kind,
                         const std::vector<std::string>& extra_names) {
   if (std::find(extra_names.begin(), extra_names.end(), options.name) != extra_names.end()) return;
   FindSampler(options.name, kind);
-  if (kind == BlockKind::kFactor) CheckSamplerOptions(options);
+  if (kind != BlockKind::kSimplex) CheckSamplerOptions(options);
 }
 
 }  // namespace carousel::cli

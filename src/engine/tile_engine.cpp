@@ -81,6 +81,11 @@ class TileEngine::Impl {
   bool HoldsAt(int j, int stratum) const {
     return layout_.RankOfColBlock(grid_, j, stratum) == comm_.rank();
   }
+  // Where the column blocks are before iteration t runs: the stratum of t, or the first
+  // stratum's places for a model whose blocks stay (TileModel::ColumnBlocksTravel).
+  int HomeStratum(std::uint64_t t) const {
+    return model_.ColumnBlocksTravel() ? schedule_->At(t) : schedule_->At(0);
+  }
   void Step(std::uint64_t t);
   // `keep_draw`: the sample enters the posterior averages (EvaluationContext::collect).
   void Evaluate(std::uint64_t t, bool keep_draw);
@@ -105,10 +110,15 @@ class TileEngine::Impl {
 void TileEngine::Impl::Step(std::uint64_t t) {
   IterationContext ctx;
   ctx.t = t;
-  ctx.stratum = schedule_->At(t);
-  ctx.next = schedule_->At(t + 1);
+  ctx.stratum = HomeStratum(t);
+  ctx.next = HomeStratum(t + 1);
   ctx.stratum_size = schedule_->Size(ctx.stratum);
   model_.UpdateTiles(ctx);
+  if (!model_.ColumnBlocksTravel()) {
+    model_.UpdateRows(ctx);
+    model_.EndIteration(ctx);
+    return;
+  }
   auto pending = StartColumnMoves(
       comm_, grid_, layout_, ctx.stratum, ctx.next, [&](int j) { return model_.TakeColBlock(j); },
       [&](int j) { return model_.ColBlockBytes(j); });
@@ -124,7 +134,7 @@ void TileEngine::Impl::Evaluate(std::uint64_t t, bool keep_draw) {
   ctx.collect = keep_draw;
   if (ctx.collect) ++collected_;
   ctx.collected = collected_;
-  ctx.home_stratum = schedule_->At(iteration_);
+  ctx.home_stratum = HomeStratum(iteration_);
   model_.Evaluate(ctx);
 }
 
@@ -168,7 +178,7 @@ std::string TileEngine::Impl::CheckpointPayload(const std::string& extra) {
     out.PutBytes(model_.SaveRowBlock(id));
   }
   std::vector<int> held;
-  const int stratum = schedule_->At(iteration_);
+  const int stratum = HomeStratum(iteration_);
   for (int j = 0; j < grid_.blocks(); ++j)
     if (HoldsAt(j, stratum)) held.push_back(j);
   out.Put<std::int64_t>(static_cast<std::int64_t>(held.size()));
@@ -219,7 +229,7 @@ void TileEngine::Impl::Restore(const std::string& payload) {
                   "checkpoint: row-block " + std::to_string(id) + " missing");
     model_.RestoreRowBlock(id, it->second);
   }
-  const int stratum = schedule_->At(iteration_);
+  const int stratum = HomeStratum(iteration_);
   for (int j = 0; j < grid_.blocks(); ++j) {
     if (!HoldsAt(j, stratum)) continue;
     const auto it = saved.col_blocks.find(j);

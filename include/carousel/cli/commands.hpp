@@ -29,6 +29,9 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);
 // on one process (refused with exit code 2 on more).
 int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args);
 
+// carousel sam [options]: the spherical admixture model by distributed geodesic SG-MCMC.
+int RunSamCommand(Communicator& comm, const std::vector<std::string>& args);
+
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 

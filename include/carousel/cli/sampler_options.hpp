@@ -9,7 +9,8 @@
 namespace carousel::cli {
 
 // Adds --sampler (the samplers of `kind` blocks, with `extra_names` such as mf's gibbs
-// reference) and, for factor blocks, every option of the registry, bound to `options`.
+// reference) and, for factor and sphere blocks, the registry options of those samplers, bound
+// to `options`.
 // --help shows each option's default and bounds.
 void AddSamplerOptions(CLI::App& app, SamplerOptions& options, BlockKind kind,
                        const std::vector<std::string>& extra_names = {});

@@ -110,6 +110,12 @@ class TileModel {
   virtual void UpdateRows(const IterationContext& ctx) = 0;
   virtual void EndIteration(const IterationContext& ctx) = 0;
 
+  // Whether column blocks move to the next stratum's ranks after each UpdateTiles. A model
+  // whose update needs every column block at once (SAM: a document's likelihood couples its
+  // whole vocabulary) keeps them where the first stratum put them, and brings the few rows it
+  // needs to them instead; the engine then runs every iteration at that stratum.
+  virtual bool ColumnBlocksTravel() const { return true; }
+
   // ---- Travelling column blocks, as bytes. The size is known to both sides in advance.
   virtual std::string TakeColBlock(int j) = 0;  // removes it from this rank
   virtual void PutColBlock(int j, const std::string& bytes) = 0;

@@ -35,6 +35,8 @@ enum class Purpose : std::uint64_t {
   kDrawSelection,  // the users and items --save-draws N picks
   kChainSeed,      // the seeds of chains 2, 3, ... of --chains
   kSphereNoise,    // geodesic samplers on unit vectors (id: block; sampler/geodesic.hpp)
+  kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
+  kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
 };
 
 class KeyedStream {

@@ -1,0 +1,23 @@
+// The files `carousel sam` leaves in --out, each written atomically, text files starting with
+// the run's configuration as '#' comment lines:
+//   trace.csv          iter,seconds,log_perplexity,log_perplexity_sample,log_perplexity_se,
+//                      samples,theta_acceptance,theta_step,thermostat per evaluation
+//   topic_vectors.npy  the posterior mean direction of every topic, K x V float64 (row k:
+//                      topic k over the kept words, in the order of words.txt)
+//   topics.txt         the 20 words of largest weight in every topic's mean direction
+//   words.txt          the kept vocabulary, line i = column i of topic_vectors.npy: the
+//                      --vocab word, or the word's 1-based id in the corpus without --vocab
+//   heldout.txt        the held-out document ids (0-based, file order)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "carousel/model/sam/sam_model.hpp"
+
+namespace carousel::io {
+
+void WriteSamTrace(const std::string& path, const std::string& comments,
+                   const std::vector<SamTraceRow>& rows);
+
+}  // namespace carousel::io

@@ -1,0 +1,273 @@
+// `carousel sam`: options, wiring of corpus reader, tf-idf, engine and outputs.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "carousel/cli/chain_driver.hpp"
+#include "carousel/cli/command_support.hpp"
+#include "carousel/cli/commands.hpp"
+#include "carousel/cli/sampler_options.hpp"
+#include "carousel/cli/several_chains.hpp"
+#include "carousel/comm/collective.hpp"
+#include "carousel/engine/tile_engine.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/corpus_loader.hpp"
+#include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/npy.hpp"
+#include "carousel/io/text_output.hpp"
+#include "carousel/model/lda/lda_outputs.hpp"
+#include "carousel/model/sam/sam_corpus.hpp"
+#include "carousel/model/sam/sam_model.hpp"
+#include "carousel/model/sam/sam_outputs.hpp"
+#include "carousel/model/sam/sam_survey.hpp"
+#include "carousel/sampler/registry.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/version.hpp"
+
+namespace carousel::cli {
+namespace {
+
+// Step-size defaults in SGD terms (supplement Sec. C: h = sqrt(gamma / D), C = rho / h, with
+// gamma the per-batch learning rate and rho the momentum coefficient; README, "Spherical
+// admixture model", says how these were chosen).
+constexpr double kDefaultLearningRate = 1e-5;
+constexpr double kDefaultMomentum = 0.1;
+
+struct SamCommandOptions {
+  std::string corpus, vocab;
+  std::string format = "auto";
+  SamplerOptions sampler;
+  double step = -1.0;  // < 0: from --learning-rate and the training documents
+  double learning_rate = kDefaultLearningRate;
+  double momentum = kDefaultMomentum;
+  bool friction_given = false, thermostat_given = false;
+  SamConfig config;
+  RunBasics basics{"carousel-sam-out"};
+  std::vector<std::string> argv;
+};
+
+void AddOptions(CLI::App& app, SamCommandOptions& o) {
+  auto& c = o.config;
+  app.add_option("--corpus", o.corpus, "bag-of-words corpus (UCI docword or LDA-C)");
+  app.add_option("--vocab", o.vocab, "vocabulary file, one word per line");
+  app.add_option("--corpus-format", o.format, "auto|uci|ldac");
+  app.add_option("--topics", c.topics, "number of topics K")->check(CLI::Range(1, 4096));
+  app.add_option("--alpha", c.alpha, "Dirichlet prior of the topic proportions")->check(Positive());
+  app.add_option("--sigma", c.sigma, "concentration of the topics about the corpus mean")
+      ->check(Positive());
+  app.add_option("--kappa0", c.kappa0, "concentration of the corpus mean about m")
+      ->check(Positive());
+  app.add_option("--kappa1", c.kappa1, "concentration of a document about its mean direction")
+      ->check(Positive());
+  o.sampler.name = "gsgnht";
+  AddSamplerOptions(app, o.sampler, BlockKind::kSphere);
+  app.add_option("--step", o.step, "h of SGGMC/gSGNHT")
+      ->check(Positive())
+      ->default_str("sqrt(learning rate / training documents)");
+  app.add_option("--learning-rate", o.learning_rate,
+                 "gamma: the default step is sqrt(gamma / D) (supplement Sec. C)")
+      ->check(Positive());
+  app.add_option("--momentum", o.momentum,
+                 "rho: the default friction C is rho / h (supplement Sec. C)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--minibatch", c.minibatch, "training documents per iteration (expected)")
+      ->check(Positive());
+  app.add_option("--theta-steps", c.theta_steps,
+                 "MALA steps of a document's topic proportions per visit; moments over the "
+                 "second half")
+      ->check(CLI::Range(2, 100000));
+  app.add_option("--min-df", c.tfidf.min_df, "keep words in at least this fraction of documents")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-df", c.tfidf.max_df, "keep words in at most this fraction of documents")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-words", c.tfidf.max_vocabulary,
+                 "then keep at most this many words, the most frequent (0: no cap)");
+  app.add_option("--test-fraction", c.test_fraction,
+                 "fraction of documents held out for the log-perplexity (seeded)")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--eval-draws", c.eval_draws,
+                 "draws of theta from its prior per held-out document (Sec. 5.3)")
+      ->check(CLI::Range(2, 1000000));
+  AddChainOptions(app, c, o.basics);
+}
+
+SamCommandOptions Parse(const std::vector<std::string>& args) {
+  SamCommandOptions o;
+  o.config.tiles = 0;
+  CLI::App app{
+      "carousel sam: the spherical admixture model of tf-idf vectors by distributed "
+      "geodesic SG-MCMC (Liu, Zhu and Song 2016)",
+      "carousel sam"};
+  SetUpCommandApp(app);
+  AddOptions(app, o);
+  ParseOrThrow(app, args, "carousel sam");
+  ResolveChainOptions(app, o.config, o.basics);
+  o.friction_given = app.count("--friction") > 0;
+  o.thermostat_given = app.count("--thermostat-initial") > 0;
+  if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
+  o.argv = SelfContainedArgs(app, args);
+  CheckSamplerChoice(o.sampler, BlockKind::kSphere);
+  if (o.sampler.diffusion != "zero")
+    throw UsageError("--diffusion",
+                     "sam runs with --diffusion zero only, as the paper does "
+                     "(Sec. 5.3): a document's gradient is not a sum over words");
+  if (o.config.tfidf.min_df > o.config.tfidf.max_df)
+    throw UsageError("--min-df", "must not exceed --max-df");
+  o.config.sampler = FindSampler(o.sampler.name, BlockKind::kSphere).sphere.value();
+  io::ParseCorpusFormat(o.format);
+  if (o.basics.resume.empty() && o.corpus.empty())
+    throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
+  return o;
+}
+
+// h = sqrt(gamma / D) and C = rho / h unless given; gSGNHT's xi_0 = C (Alg. 2).
+void ResolveStep(SamCommandOptions& o, std::uint64_t train_documents) {
+  SamConfig& c = o.config;
+  c.step = o.step > 0 ? o.step : std::sqrt(o.learning_rate / static_cast<double>(train_documents));
+  c.friction = o.friction_given ? o.sampler.friction : o.momentum / c.step;
+  c.thermostat_initial = o.thermostat_given ? o.sampler.thermostat_initial : c.friction;
+  RunConfig& rc = o.basics.run_config;
+  if (o.step <= 0) rc.Resolve("--step", io::FormatReal(c.step), "sqrt(learning rate / D)");
+  if (!o.friction_given) rc.Resolve("--friction", io::FormatReal(c.friction), "momentum / step");
+  if (!o.thermostat_given)
+    rc.Resolve("--thermostat-initial", io::FormatReal(c.thermostat_initial), "the friction");
+}
+
+std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOptions& o, int ranks,
+                                                          const Corpus& corpus,
+                                                          const SamCorpus& sam,
+                                                          const SamCounts& counts) {
+  const SamConfig& c = o.config;
+  return {
+      {"carousel", kVersion},
+      {"command", "carousel sam " + JoinArgs(o.argv)},
+      {"ranks", std::to_string(ranks)},
+      {"tiles", std::to_string(c.tiles)},
+      {"sampler", o.sampler.name},
+      {"step", io::FormatReal(c.step)},
+      {"friction", io::FormatReal(c.friction)},
+      {"topics", std::to_string(c.topics)},
+      {"alpha", io::FormatReal(c.alpha)},
+      {"sigma", io::FormatReal(c.sigma)},
+      {"kappa0", io::FormatReal(c.kappa0)},
+      {"kappa1", io::FormatReal(c.kappa1)},
+      {"minibatch", io::FormatReal(c.minibatch) + " documents"},
+      {"theta_steps", std::to_string(c.theta_steps)},
+      {"iterations", std::to_string(c.iterations)},
+      {"burn_in", std::to_string(c.burn_in)},
+      {"eval_every", std::to_string(c.eval_every)},
+      {"eval_draws", std::to_string(c.eval_draws)},
+      {"seed", std::to_string(c.seed)},
+      {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
+      {"vocabulary", std::to_string(corpus.vocabulary) + " words, " + std::to_string(sam.words) +
+                         " kept (document frequency in [" + io::FormatReal(c.tfidf.min_df) + ", " +
+                         io::FormatReal(c.tfidf.max_df) + "])"},
+      {"documents", std::to_string(corpus.documents)},
+      {"train_documents", std::to_string(counts.train_documents)},
+      {"held_out_documents", std::to_string(counts.held_out_documents)},
+      {"documents_without_kept_words", std::to_string(counts.excluded_documents)}};
+}
+
+}  // namespace
+
+int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunSamCommand)) return *code;
+  SamCommandOptions options;
+  const std::string resume_payload = ParseOrResume(comm, "sam", args, options, Parse);
+  if (options.basics.chains > 1)
+    return RunSeveralChains(comm, {"sam", options.basics.chains, options.basics.out,
+                                   options.config.seed, args, RunSamCommand});
+  SamConfig& config = options.config;
+  ResolveTiles(comm, config.tiles, options.basics);
+  const auto load_start = std::chrono::steady_clock::now();
+  io::CorpusInput input;
+  input.path = options.corpus;
+  input.vocab = options.vocab;
+  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
+  input.tiles = config.tiles;
+  input.seed = config.seed;
+  io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
+  const Corpus& corpus = loaded.share;
+  SamCorpusShare sam;
+  RunCollectively(comm, [&] { sam = BuildSamCorpus(comm, corpus, config.tfidf); });
+  const SamSurvey survey = SurveySamCorpus(comm, sam.corpus, config);
+  RunCollectively(comm, [&] {
+    if (survey.counts.train_documents == 0)
+      throw InputError(corpus.path, "no training documents with a kept word (" +
+                                        std::to_string(sam.corpus.words) +
+                                        " words kept; widen --min-df/--max-df)");
+    ResolveStep(options, survey.counts.train_documents);
+  });
+  const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
+
+  const Chain<SamModel> chain = StartChain<SamModel>(
+      comm, [&] { return std::make_unique<SamModel>(config, sam.corpus, survey); }, config.chain(),
+      resume_payload, options.basics.out);
+  WriteRunConfig(comm, "sam", options.basics);
+  SamModel& model = *chain.model;
+  TileEngine* engine = chain.engine.get();
+
+  const std::string comments =
+      io::CommentBlock(Comments(options, comm.size(), corpus, sam.corpus, survey.counts));
+  const std::string trace_path = options.basics.out + "/trace.csv";
+  ChainHooks hooks;
+  const DrawsOutput draws{options.basics.out, "carousel sam", config.chain(), comments};
+  hooks.write_trace = [&] {
+    io::WriteSamTrace(trace_path, comments, model.trace());
+    draws.Write(model.draws());
+  };
+  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  hooks.eval_status = [&] {
+    const SamTraceRow& row = model.trace().back();
+    char status[128];
+    std::snprintf(status, sizeof status, "log-perplexity %.2f (sample %.2f +- %.2f)",
+                  row.log_perplexity, row.log_perplexity_sample, row.log_perplexity_se);
+    return std::string(status);
+  };
+  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
+                                        RunRecord{"sam", options.argv}, hooks);
+  if (!outcome.finished)
+    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+
+  const std::vector<double> directions = model.TopicMeanDirections();
+  const std::vector<RankStats> stats =
+      GatherRankStats(comm, outcome.comm_share, sam.entries_held, load, model.footprint());
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    const std::size_t V = sam.corpus.words;
+    io::WriteSamTrace(trace_path, comments, model.trace());
+    io::WriteNpy(options.basics.out + "/topic_vectors.npy", directions.data(),
+                 {static_cast<std::size_t>(config.topics), V});
+    std::vector<std::string> names(V);
+    for (std::size_t w = 0; w < V; ++w) {
+      const std::uint32_t original = sam.kept_words[w];
+      names[w] =
+          original < corpus.vocab.size() ? corpus.vocab[original] : std::to_string(original + 1);
+    }
+    io::WriteVocabulary(options.basics.out + "/words.txt", names);
+    io::WriteFileAtomically(
+        options.basics.out + "/topics.txt",
+        comments +
+            io::TopWordsLines(directions, 0, static_cast<std::size_t>(config.topics), names));
+    std::vector<std::uint32_t> held_out = survey.held_out.ids;
+    std::sort(held_out.begin(), held_out.end());
+    io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
+    const SamTraceRow& last = model.trace().back();
+    std::printf(
+        "carousel sam: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
+        "log-perplexity %.3f (averaged over %llu samples), %.3f +- %.3f (last sample); %llu "
+        "training and %llu held-out documents, %zu words kept; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
+        model.seconds_sampling(), last.log_perplexity,
+        static_cast<unsigned long long>(model.samples()), last.log_perplexity_sample,
+        last.log_perplexity_se, static_cast<unsigned long long>(survey.counts.train_documents),
+        static_cast<unsigned long long>(survey.counts.held_out_documents), V,
+        options.basics.out.c_str());
+    PrintRankStats(stats, "training entries");
+  });
+  return 0;
+}
+
+}  // namespace carousel::cli
