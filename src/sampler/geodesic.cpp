@@ -219,6 +219,17 @@ Eigen::MatrixXd EmpiricalFisherDiagonal(const std::vector<Eigen::MatrixXd>& per_
   return ss * (total_data * total_data / nd / (nd - 1.0));
 }
 
+Eigen::MatrixXd EmpiricalTangentFisher(const std::vector<Eigen::MatrixXd>& per_datum,
+                                       const Eigen::MatrixXd& x, double total_data) {
+  std::vector<Eigen::MatrixXd> tangent = per_datum;
+  for (Eigen::MatrixXd& g : tangent)
+    for (Eigen::Index r = 0; r < g.rows(); ++r) g.row(r) -= g.row(r).dot(x.row(r)) * x.row(r);
+  Eigen::MatrixXd v = EmpiricalFisherDiagonal(tangent, total_data);
+  const double tangent_dim = static_cast<double>(x.cols() - 1);
+  for (Eigen::Index r = 0; r < v.rows(); ++r) v.row(r).setConstant(v.row(r).sum() / tangent_dim);
+  return v;
+}
+
 double VmfMeanResultantLength(int d, double kappa) {
   if (d < 2 || !(kappa > 0.0) || !std::isfinite(kappa))
     throw Error(ExitCode::kInternal, "VmfMeanResultantLength: d >= 2 and kappa > 0 required");

@@ -19,21 +19,6 @@ RUN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7
   --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4
   --checkpoint-every 100 --quiet)
 
-latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
-
-# wait_for_iteration DIR IT BG_PID : polls until DIR's latest checkpoint is of iteration IT
-# or later (only the last 2 checkpoints are kept, so counting them does not do).
-wait_for_iteration() {
-  local dir=$1 want=$2 pid=$3 start=$SECONDS latest
-  while :; do
-    latest=$(latest_checkpoint "$dir")
-    [[ -n $latest ]] && (($(checkpoint_iteration "$latest") >= want)) && return 0
-    alive "$pid" || fail "run writing $dir ended before a checkpoint of iteration $want"
-    ((SECONDS - start < 60)) || fail "no checkpoint of iteration $want under $dir after 60s"
-    sleep 0.02
-  done
-}
-
 # ---------------------------------------------------------------------------------------
 # The uninterrupted reference run.
 run_ok ref 2 lda "${RUN[@]}" --out "$T/ref"

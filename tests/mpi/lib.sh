@@ -293,6 +293,22 @@ write_uci_corpus() {
   }' >"$1"
 }
 
+# latest_checkpoint DIR : the newest checkpoint file under DIR (empty if none).
+latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
+
+# wait_for_iteration DIR IT BG_PID : polls until DIR's latest checkpoint is of iteration IT
+# or later (only the last 2 checkpoints are kept, so counting them does not do).
+wait_for_iteration() {
+  local dir=$1 want=$2 pid=$3 start=$SECONDS latest
+  while :; do
+    latest=$(latest_checkpoint "$dir")
+    [[ -n $latest ]] && (($(checkpoint_iteration "$latest") >= want)) && return 0
+    alive "$pid" || fail "run writing $dir ended before a checkpoint of iteration $want"
+    ((SECONDS - start < 60)) || fail "no checkpoint of iteration $want under $dir after 60s"
+    sleep 0.02
+  done
+}
+
 # differ A B : the two files differ.
 files_differ() { ! cmp -s "$1" "$2"; }
 

@@ -13,7 +13,6 @@ ITERATIONS=1500
 RUN=(--train "$ML100K/u.data" --test-fraction 0.1 --rank 8 --tiles 4 --seed 7
   --iterations "$ITERATIONS" --burn-in 100 --eval-every 10 --quiet)
 
-latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
 
 # ---------------------------------------------------------------------------------------
 # The uninterrupted reference run.

@@ -372,13 +372,14 @@ const char* FaultName(GeodesicFault f) {
 // in the tangent direction t iff t^T V t = t^T Sigma t, Sigma the covariance of G. A
 // diagonal V = diag(V_c) gives t^T V t = sum_c t_c^2 V_c.
 enum class FisherFrom {
-  // The form used by the passing tests. EmpiricalFisherDiagonal of Lambda(x) g_i (the
-  // per-datum gradients projected onto each circle's tangent line), then every entry of a
-  // row replaced by the row's sum. On S^1, Lambda Sigma Lambda = sigma_t^2 t t^T, the
-  // diagonal's row sum estimates sigma_t^2 (sum_c t_c^2 = 1), and V_c = sigma_t^2 for both
-  // c gives t^T V t = sigma_t^2 for any t: Eq. 8 exactly, with an unbiased estimate of
-  // sigma_t^2 (the Fisher test below). (On S^{d-1}, d > 2, no diagonal does this in
-  // general; this form is specific to circles.)
+  // The library's form (EmpiricalTangentFisher), used by the passing tests: the variance of
+  // Lambda(x) g_i (the per-datum gradients projected onto each circle's tangent line), its
+  // trace spread over the d - 1 = 1 tangent directions: every entry of a row is the row's
+  // sum of the diagonal. On S^1, Lambda Sigma Lambda = sigma_t^2 t t^T, the diagonal's row
+  // sum estimates sigma_t^2 (sum_c t_c^2 = 1), and V_c = sigma_t^2 for both c gives
+  // t^T V t = sigma_t^2 for any t: Eq. 8 exactly, with an unbiased estimate of sigma_t^2
+  // (the Fisher test below). (On S^{d-1}, d > 2, it is right on average over tangent
+  // directions, exact only for an isotropic tangent covariance.)
   kTangentTrace,
   // EmpiricalFisherDiagonal of Lambda(x) g_i, kept diagonal: V_c = sigma_t^2 t_c^2, so
   // t^T V t = sigma_t^2 sum_c t_c^4, less than sigma_t^2 off the axes (v2 near 22 degrees:
@@ -438,14 +439,15 @@ RunResult RunMixture(const RunSettings& s, std::uint64_t seed) {
                                       Eigen::MatrixXd* variance) {
     DrawMinibatch(seed, iteration, true, idx);
     MinibatchGradient(x, idx, grad, per_datum);
-    if (s.fisher_from != FisherFrom::kEmbedding)
+    if (!variance) return;
+    if (s.fisher_from == FisherFrom::kTangentTrace) {
+      *variance = EmpiricalTangentFisher(per_datum, x, kData);  // the library's form
+      return;
+    }
+    if (s.fisher_from == FisherFrom::kTangent)
       for (Eigen::MatrixXd& g : per_datum)
         for (int j = 0; j < 2; ++j) g.row(j) -= g.row(j).dot(x.row(j)) * x.row(j);
-    if (variance) {
-      *variance = EmpiricalFisherDiagonal(per_datum, kData);
-      if (s.fisher_from == FisherFrom::kTangentTrace)
-        for (int j = 0; j < 2; ++j) variance->row(j).setConstant(variance->row(j).sum());
-    }
+    *variance = EmpiricalFisherDiagonal(per_datum, kData);
   };
   std::vector<int> bins[2];
   for (auto& b : bins) b.reserve(static_cast<std::size_t>(s.draws));

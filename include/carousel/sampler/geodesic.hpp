@@ -22,13 +22,21 @@
 // Diffusion estimate V(x) of Eq. 8 (a diagonal, one variance per coordinate):
 //   zero    V = 0 (the paper's choice for SAM, Sec. 5.3);
 //   fisher  the empirical Fisher information of the minibatch, as in Ahn, Korattikara and
-//           Welling (2012) (paper ref. [2], used in Sec. 5.2): the variance of the
-//           minibatch gradient (N / n) sum_{i in S} g_i is estimated by
-//           V = (N^2 / n) * (sample variance of the per-datum gradients g_i), per
-//           coordinate (EmpiricalFisherDiagonal). Decision: only the diagonal is kept, so
-//           that a coordinate needs no other coordinate (vectors are cut across ranks), and
-//           where 2C - h V < 0 the variance is taken as 0 (the step is too large for the
-//           gradient noise there; Eq. 8 then has no valid noise).
+//           Welling (2012) (paper ref. [2], used in Sec. 5.2), in the form Eq. 8 needs on a
+//           sphere (EmpiricalTangentFisher): the kick's noise Lambda N(0, (2C - hV) h) and
+//           the minibatch's noise -h Lambda (G - grad U) must add up to 2Ch in every tangent
+//           direction t, i.e. t'Vt = t'Sigma t with Sigma the covariance of G. So the
+//           per-datum gradients g_i are first projected onto the tangent space (their normal
+//           part is removed by Lambda and must not count), and V is taken isotropic in the
+//           tangent space of each vector: V = tr(Lambda Sigma Lambda) / (d - 1), the variance
+//           of (N / n) sum_{i in S} g_i estimated from the sample variance of the g_i. That
+//           is exact on circles (one tangent direction) and right on average over tangent
+//           directions elsewhere; a per-coordinate diagonal is not (it weights the
+//           direction t by sum_c t_c^2 V_c), and the raw diagonal of the g_i also counts
+//           their normal part: tests/sampler/geodesic_mixture_test.cpp rejects both on the
+//           posterior of Sec. 5.2 and accepts this one. Where 2C - h V < 0 the variance is
+//           taken as 0 (the step is too large for the gradient noise there; Eq. 8 then has
+//           no valid noise).
 //   A known gradient-noise variance (the toy of Sec. 5.1, V = 1000) is passed the same way.
 //
 // Distributed vectors. A model may cut each vector into blocks of coordinates held by
@@ -174,6 +182,14 @@ class GeodesicSampler {
 // minibatch, total_data N. Returns V = (N^2 / n) * sample variance (divisor n - 1).
 Eigen::MatrixXd EmpiricalFisherDiagonal(const std::vector<Eigen::MatrixXd>& per_datum,
                                         double total_data);
+
+// The tangent, isotropic form of the empirical Fisher estimate (see "Diffusion estimate")
+// for a block holding whole vectors x (rows, unit length): per_datum[i] is g_i for the
+// n >= 2 data of the minibatch, total_data N. Every entry of row r is
+// tr(Lambda_r S_r Lambda_r) / (d - 1), S_r the (N^2 / n)-scaled sample covariance of row r of
+// the g_i, d the number of columns.
+Eigen::MatrixXd EmpiricalTangentFisher(const std::vector<Eigen::MatrixXd>& per_datum,
+                                       const Eigen::MatrixXd& x, double total_data);
 
 // Mean resultant length of the von Mises-Fisher distribution on S^{d-1}:
 // E[mu.x] = A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa), by the continued fraction
