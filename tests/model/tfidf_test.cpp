@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -95,7 +97,9 @@ TEST(TfIdf, UnitNormsAndAscendingWords) {
     for (std::uint64_t i = t.doc_start[d]; i < t.doc_start[d + 1]; ++i) {
       squares += t.value[i] * t.value[i];
       EXPECT_GT(t.value[i], 0.0);
-      if (i > t.doc_start[d]) EXPECT_LT(t.word[i - 1], t.word[i]);
+      if (i > t.doc_start[d]) {
+        EXPECT_LT(t.word[i - 1], t.word[i]);
+      }
     }
     EXPECT_NEAR(squares, 1.0, 1e-14) << d;
   }
@@ -162,6 +166,8 @@ TEST(TfIdf, RefusesBadOptionsAndEmptyCorpus) {
 // The shared corpora with the default band (the numbers quoted in tfidf.hpp).
 TEST(TfIdf, SharedCorporaWithDefaults) {
   const std::string data = CAROUSEL_SHARED_DATA;
+  for (const char* file : {"/kos/docword.kos.txt", "/reuters/reuters.ldac"})
+    if (!std::filesystem::exists(data + file)) GTEST_SKIP() << data + file << " not present";
   const Corpus kos = io::ReadCorpus(data + "/kos/docword.kos.txt");
   const TfIdfCorpus k = BuildTfIdf(kos);
   const Corpus reuters = io::ReadCorpus(data + "/reuters/reuters.ldac");
