@@ -111,8 +111,8 @@ SamCommandOptions Parse(const std::vector<std::string>& args) {
   CheckSamplerChoice(o.sampler, BlockKind::kSphere);
   if (o.sampler.diffusion != "zero")
     throw UsageError("--diffusion",
-                     "sam runs with --diffusion zero only, as the paper does "
-                     "(Sec. 5.3): a document's gradient is not a sum over words");
+                     "sam takes the gradient-noise estimate V of Eq. 8 as zero, "
+                     "as the paper does for this model (Sec. 5.3)");
   if (o.config.tfidf.min_df > o.config.tfidf.max_df)
     throw UsageError("--min-df", "must not exceed --max-df");
   o.config.sampler = FindSampler(o.sampler.name, BlockKind::kSphere).sphere.value();
@@ -137,37 +137,37 @@ void ResolveStep(SamCommandOptions& o, std::uint64_t train_documents) {
 
 std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOptions& o, int ranks,
                                                           const Corpus& corpus,
-                                                          const SamCorpus& sam,
+                                                          const TfIdfCorpus& sam,
                                                           const SamCounts& counts) {
   const SamConfig& c = o.config;
-  return {
-      {"carousel", kVersion},
-      {"command", "carousel sam " + JoinArgs(o.argv)},
-      {"ranks", std::to_string(ranks)},
-      {"tiles", std::to_string(c.tiles)},
-      {"sampler", o.sampler.name},
-      {"step", io::FormatReal(c.step)},
-      {"friction", io::FormatReal(c.friction)},
-      {"topics", std::to_string(c.topics)},
-      {"alpha", io::FormatReal(c.alpha)},
-      {"sigma", io::FormatReal(c.sigma)},
-      {"kappa0", io::FormatReal(c.kappa0)},
-      {"kappa1", io::FormatReal(c.kappa1)},
-      {"minibatch", io::FormatReal(c.minibatch) + " documents"},
-      {"theta_steps", std::to_string(c.theta_steps)},
-      {"iterations", std::to_string(c.iterations)},
-      {"burn_in", std::to_string(c.burn_in)},
-      {"eval_every", std::to_string(c.eval_every)},
-      {"eval_draws", std::to_string(c.eval_draws)},
-      {"seed", std::to_string(c.seed)},
-      {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
-      {"vocabulary", std::to_string(corpus.vocabulary) + " words, " + std::to_string(sam.words) +
-                         " kept (document frequency in [" + io::FormatReal(c.tfidf.min_df) + ", " +
-                         io::FormatReal(c.tfidf.max_df) + "])"},
-      {"documents", std::to_string(corpus.documents)},
-      {"train_documents", std::to_string(counts.train_documents)},
-      {"held_out_documents", std::to_string(counts.held_out_documents)},
-      {"documents_without_kept_words", std::to_string(counts.excluded_documents)}};
+  return {{"carousel", kVersion},
+          {"command", "carousel sam " + JoinArgs(o.argv)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(c.tiles)},
+          {"sampler", o.sampler.name},
+          {"step", io::FormatReal(c.step)},
+          {"friction", io::FormatReal(c.friction)},
+          {"topics", std::to_string(c.topics)},
+          {"alpha", io::FormatReal(c.alpha)},
+          {"sigma", io::FormatReal(c.sigma)},
+          {"kappa0", io::FormatReal(c.kappa0)},
+          {"kappa1", io::FormatReal(c.kappa1)},
+          {"minibatch", io::FormatReal(c.minibatch) + " documents"},
+          {"theta_steps", std::to_string(c.theta_steps)},
+          {"iterations", std::to_string(c.iterations)},
+          {"burn_in", std::to_string(c.burn_in)},
+          {"eval_every", std::to_string(c.eval_every)},
+          {"eval_draws", std::to_string(c.eval_draws)},
+          {"seed", std::to_string(c.seed)},
+          {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
+          {"vocabulary", std::to_string(corpus.vocabulary) + " words, " +
+                             std::to_string(sam.vocabulary.size()) +
+                             " kept (document frequency in [" + io::FormatReal(c.tfidf.min_df) +
+                             ", " + io::FormatReal(c.tfidf.max_df) + "])"},
+          {"documents", std::to_string(corpus.documents)},
+          {"train_documents", std::to_string(counts.train_documents)},
+          {"held_out_documents", std::to_string(counts.held_out_documents)},
+          {"documents_without_kept_words", std::to_string(counts.excluded_documents)}};
 }
 
 }  // namespace
@@ -196,7 +196,7 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] {
     if (survey.counts.train_documents == 0)
       throw InputError(corpus.path, "no training documents with a kept word (" +
-                                        std::to_string(sam.corpus.words) +
+                                        std::to_string(sam.corpus.vocabulary.size()) +
                                         " words kept; widen --min-df/--max-df)");
     ResolveStep(options, survey.counts.train_documents);
   });
@@ -236,13 +236,13 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
       GatherRankStats(comm, outcome.comm_share, sam.entries_held, load, model.footprint());
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;
-    const std::size_t V = sam.corpus.words;
+    const std::size_t V = sam.corpus.vocabulary.size();
     io::WriteSamTrace(trace_path, comments, model.trace());
     io::WriteNpy(options.basics.out + "/topic_vectors.npy", directions.data(),
                  {static_cast<std::size_t>(config.topics), V});
     std::vector<std::string> names(V);
     for (std::size_t w = 0; w < V; ++w) {
-      const std::uint32_t original = sam.kept_words[w];
+      const std::uint32_t original = sam.corpus.vocabulary[w];
       names[w] =
           original < corpus.vocab.size() ? corpus.vocab[original] : std::to_string(original + 1);
     }

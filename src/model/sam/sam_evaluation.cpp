@@ -6,21 +6,11 @@
 
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "carousel/util/log_bessel.hpp"
 #include "sam_model_impl.hpp"
 
 namespace carousel {
 namespace {
-
-// TEMPORARY until util/log_bessel lands: log c_d(kappa) by the Debye expansion, d >= 100.
-double LogVmfNormaliser(int d, double kappa) {
-  const double nu = 0.5 * d - 1.0, z = kappa / nu, w = std::sqrt(1.0 + z * z), t = 1.0 / w;
-  const double eta = w + std::log(z / (1.0 + w));
-  const double u1 = (3 * t - 5 * t * t * t) / 24.0;
-  const double u2 = (81 * t * t - 462 * std::pow(t, 4) + 385 * std::pow(t, 6)) / 1152.0;
-  const double log_i = -0.5 * std::log(2 * M_PI * nu) + nu * eta - 0.5 * std::log(w) +
-                       std::log1p(u1 / nu + u2 / (nu * nu));
-  return nu * std::log(kappa) - 0.5 * d * std::log(2 * M_PI) - log_i;
-}
 
 double LogAddExp(double a, double b) {
   if (a == -HUGE_VAL) return b;

@@ -25,7 +25,7 @@ DocumentsView ViewOf(const SamDocuments& d) {
 
 }  // namespace
 
-SamModel::Impl::Impl(const SamConfig& config, const SamCorpus& share, const SamSurvey& survey)
+SamModel::Impl::Impl(const SamConfig& config, const TfIdfCorpus& share, const SamSurvey& survey)
     : config_(config),
       share_(share),
       survey_(survey),
@@ -261,7 +261,7 @@ void SamModel::Impl::UpdateTiles(std::uint64_t t) {
 std::string SamModel::Impl::Fingerprint() const {
   std::ostringstream s;
   s.precision(17);
-  s << "documents=" << share_.documents << " words=" << share_.words
+  s << "documents=" << share_.documents << " words=" << share_.vocabulary.size()
     << " train=" << survey_.counts.train_documents
     << " held_out=" << survey_.counts.held_out_documents << " data_crc=" << std::hex
     << survey_.checksum << std::dec << " tiles=" << B() << " topics=" << config_.topics
@@ -275,7 +275,7 @@ std::string SamModel::Impl::Fingerprint() const {
 
 // ---- SamModel: the TileModel interface.
 
-SamModel::SamModel(const SamConfig& config, const SamCorpus& share, const SamSurvey& survey)
+SamModel::SamModel(const SamConfig& config, const TfIdfCorpus& share, const SamSurvey& survey)
     : impl_(std::make_unique<Impl>(config, share, survey)) {}
 SamModel::~SamModel() = default;
 
@@ -283,7 +283,7 @@ std::uint32_t SamModel::grid_rows() const {
   return impl_->share_.documents;
 }
 std::uint32_t SamModel::grid_cols() const {
-  return impl_->share_.words;
+  return static_cast<std::uint32_t>(impl_->share_.vocabulary.size());
 }
 std::vector<std::uint64_t> SamModel::Attach(const TileRun& run) {
   return impl_->Attach(run);

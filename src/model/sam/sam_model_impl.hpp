@@ -75,10 +75,10 @@ class OrderedReduction final : public VectorReduction {
 };
 
 struct SamModel::Impl {
-  Impl(const SamConfig& config, const SamCorpus& share, const SamSurvey& survey);
+  Impl(const SamConfig& config, const TfIdfCorpus& share, const SamSurvey& survey);
 
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
-  std::size_t V() const { return share_.words; }
+  std::size_t V() const { return share_.vocabulary.size(); }
   int B() const { return grid_->blocks(); }
   double q() const;  // the probability that a training document is in the minibatch
   SamRowBlock& Row(int id);
@@ -101,7 +101,7 @@ struct SamModel::Impl {
   SphereBlocks HeldBlocks();
 
   SamConfig config_;
-  const SamCorpus& share_;
+  const TfIdfCorpus& share_;
   const SamSurvey& survey_;
   Communicator* comm_ = nullptr;
   const TileGrid* grid_ = nullptr;

@@ -13,16 +13,17 @@
 
 namespace carousel {
 
-SamRole SamRoleOf(const SamCorpus& share, std::uint32_t document, const SamConfig& config) {
+SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamConfig& config) {
   if (share.doc_start[document] == share.doc_start[document + 1]) return SamRole::kExcluded;
   KeyedStream rng(config.seed, Purpose::kSplit, document, 0);
   return rng.uniform() < config.test_fraction ? SamRole::kHeldOut : SamRole::kTrain;
 }
 
-SamSurvey SurveySamCorpus(Communicator& comm, const SamCorpus& share, const SamConfig& config) {
-  const TileGrid grid(share.documents, share.words, config.tiles, config.seed);
+SamSurvey SurveySamCorpus(Communicator& comm, const TfIdfCorpus& share, const SamConfig& config) {
+  const TileGrid grid(share.documents, static_cast<std::uint32_t>(share.vocabulary.size()),
+                      config.tiles, config.seed);
   const RankLayout layout(config.tiles, comm.size());
-  const std::size_t V = share.words;
+  const std::size_t V = share.vocabulary.size();
   SamSurvey survey;
   std::uint64_t local[6] = {0, 0, 0, 0, 0, 0};  // train, held out, train/held-out entries, sum
   KeyedPartials mean;

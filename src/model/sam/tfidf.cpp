@@ -46,14 +46,20 @@ void KeepHighestDf(const std::vector<std::uint32_t>& df, std::uint32_t documents
 }  // namespace
 
 TfIdfCorpus BuildTfIdf(const Corpus& corpus, const TfIdfOptions& options) {
-  CheckOptions(options);
-  const std::uint32_t documents = corpus.documents;
-  if (documents == 0) throw InputError(corpus.path, "tf-idf of a corpus without documents");
-  const double dd = documents;
-
   // Document frequencies: a document lists each of its words once (corpus.hpp).
   std::vector<std::uint32_t> df(corpus.vocabulary, 0);
   for (std::uint32_t v : corpus.word) ++df[v];
+  return BuildTfIdf(corpus, df, options);
+}
+
+TfIdfCorpus BuildTfIdf(const Corpus& corpus, const std::vector<std::uint32_t>& df,
+                       const TfIdfOptions& options) {
+  CheckOptions(options);
+  const std::uint32_t documents = corpus.documents;
+  if (documents == 0) throw InputError(corpus.path, "tf-idf of a corpus without documents");
+  if (df.size() != corpus.vocabulary)
+    throw Error(ExitCode::kInternal, "tf-idf: one document frequency per word expected");
+  const double dd = documents;
 
   TfIdfCorpus out;
   out.documents = documents;

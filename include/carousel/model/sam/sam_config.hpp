@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "carousel/data/tile_grid.hpp"
-#include "carousel/model/sam/sam_corpus.hpp"
+#include "carousel/model/sam/tfidf.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/geodesic.hpp"
 

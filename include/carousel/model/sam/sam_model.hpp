@@ -82,7 +82,7 @@ class SamModel : public TileModel {
  public:
   // `share` and `survey` (SurveySamCorpus's, of the same share) are read until the model is
   // destroyed.
-  SamModel(const SamConfig& config, const SamCorpus& share, const SamSurvey& survey);
+  SamModel(const SamConfig& config, const TfIdfCorpus& share, const SamSurvey& survey);
   ~SamModel() override;
 
   std::uint32_t grid_rows() const override;

@@ -18,7 +18,7 @@ enum class SamRole : std::uint8_t { kTrain, kHeldOut, kExcluded };
 
 // A document's role: excluded without entries (no kept word), else held out with
 // probability test_fraction, keyed by (seed, document) alone.
-SamRole SamRoleOf(const SamCorpus& share, std::uint32_t document, const SamConfig& config);
+SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamConfig& config);
 
 // The held-out documents of the whole corpus, every rank the same: in order of their row
 // block, then id.
@@ -39,6 +39,6 @@ struct SamSurvey {
 
 // Collective. `share` holds the documents of this rank's row blocks of the tile grid with
 // `config.tiles` blocks per side.
-SamSurvey SurveySamCorpus(Communicator& comm, const SamCorpus& share, const SamConfig& config);
+SamSurvey SurveySamCorpus(Communicator& comm, const TfIdfCorpus& share, const SamConfig& config);
 
 }  // namespace carousel

@@ -51,4 +51,10 @@ struct TfIdfCorpus {
 // 0 <= min_df <= max_df <= 1 and Error(kInput) for a corpus without documents.
 TfIdfCorpus BuildTfIdf(const Corpus& corpus, const TfIdfOptions& options = {});
 
+// The same with the document frequencies (one per word of corpus.vocabulary) given: for a
+// rank's share of a corpus (the documents of other ranks empty), whose df are those of the
+// whole corpus (BuildSamCorpus adds them over the ranks). D is corpus.documents.
+TfIdfCorpus BuildTfIdf(const Corpus& corpus, const std::vector<std::uint32_t>& df,
+                       const TfIdfOptions& options);
+
 }  // namespace carousel
