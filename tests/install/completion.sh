@@ -50,8 +50,8 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version corpus gen lda mf predict samplers summary version" ""
-expect "samplers summary" s
+expect "--help --version corpus gen lda mf predict sam samplers summary version" ""
+expect "sam samplers summary" s
 expect "--max-df --max-vocab" corpus --max-
 expect "lda mf" gen ""
 expect "--users" gen mf --us
@@ -66,6 +66,8 @@ has gibbs mf --sampler ""
 expect "auto csv movielens mtx whitespace" mf --format ""
 expect "cyclic default random" mf --schedule ""
 expect "auto ldac uci" lda --corpus-format ""
+expect "gsgnht sggmc" sam --sampler ""
+has --kappa1 sam --
 expect "" mf --train ""  # a file name: left to readline (-o default)
 expect "--help -h" version -
 echo "PASS: completion"

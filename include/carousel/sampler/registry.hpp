@@ -19,9 +19,9 @@
 //                  count_hat_k. over the whole vocabulary (a reduction of K numbers per
 //                  iteration, not per element), and the blocks are double precision.
 //   sphere blocks  unit vectors (products of hyperspheres, geodesic.hpp): SGGMC and
-//                  gSGNHT, which move along geodesics of the sphere. No command runs
-//                  sphere blocks yet (a spherical model, issue #14, will); `carousel mf`
-//                  and `carousel lda` refuse them with a message naming the block kind.
+//                  gSGNHT, which move along geodesics of the sphere: `carousel sam`'s
+//                  topics; `carousel mf` and `carousel lda` refuse them with a message
+//                  naming the block kind.
 #pragma once
 
 #include <functional>
