@@ -9,6 +9,8 @@ const std::vector<ModelCommand>& ModelCommands() {
   static const std::vector<ModelCommand> commands = {
       {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand},
       {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand},
+      {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",
+       RunDpmixCommand},
   };
   return commands;
 }
