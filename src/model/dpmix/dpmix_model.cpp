@@ -95,7 +95,7 @@ DpmixSurvey SurveyRows(const Corpus& corpus, const DpmixConfig& config, const Ti
       for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
         hash = SplitMix64(hash ^ (std::uint64_t{corpus.word[e]} << 32 | corpus.count[e]));
       s.checksum += hash;
-      const Role role = RoleOf(corpus, d, config.test_fraction, config.seed);
+      const Role role = RoleOf(corpus, d, config.test_fraction, config.split_seed);
       if (role == Role::kEmpty) {
         s.empty++;
         continue;
@@ -230,7 +230,7 @@ std::vector<std::uint64_t> DpmixModel::Impl::Attach(const TileRun& run) {
     rb.id = b;
     std::vector<std::uint32_t> train, held;
     for (std::uint32_t d : grid_->rows().Members(b)) {
-      const Role role = RoleOf(corpus_, d, config_.test_fraction, config_.seed);
+      const Role role = RoleOf(corpus_, d, config_.test_fraction, config_.split_seed);
       if (role == Role::kTrain) train.push_back(d);
       if (role == Role::kHeldOut) held.push_back(d);
     }
@@ -617,7 +617,8 @@ std::string DpmixModel::Impl::Fingerprint() const {
   s << "observations=" << corpus_.documents << " categories=" << corpus_.vocabulary
     << " entries=" << survey_.entries << " held_out=" << survey_.held_out
     << " data_crc=" << std::hex << survey_.checksum << std::dec << " tiles=" << B()
-    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
+    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed
+    << " split_seed=" << config_.split_seed;
   return s.str();
 }
 
