@@ -27,6 +27,7 @@ std::string SamplersText() {
     std::string blocks;
     if (s.factor_blocks) blocks += "mf";
     if (s.simplex) blocks += std::string(blocks.empty() ? "" : ", ") + "lda";
+    if (s.simplex && *s.simplex != SimplexSampler::kSgrhmc) blocks += ", dpmix";
     if (s.sphere) blocks += std::string(blocks.empty() ? "" : ", ") + "sphere blocks; no model yet";
     text += "  " + s.name + std::string(s.name.size() < 8 ? 8 - s.name.size() : 1, ' ') +
             s.summary + " [" + blocks + "]\n          " + s.reference + "\n";
