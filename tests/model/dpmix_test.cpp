@@ -1,7 +1,7 @@
 // The Dirichlet-process mixture tile model (model/dpmix/dpmix_model.hpp) against the exact
 // collapsed Gibbs sampler (dpmix_gibbs.hpp) on a small generated mixture (DESIGN.md section
 // 5, tier 2): the posterior of the number of occupied components, of the co-clustering of
-// the observations, of alpha and of the predictive probabilities of three new points agree
+// the observations, of alpha and of the predictive probabilities of two new points agree
 // within Monte Carlo error (batch means), and two deliberately broken variants (the slice
 // variable ignored; the minibatch counts scaled twice) are rejected by the same comparison.
 //
