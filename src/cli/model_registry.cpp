@@ -11,6 +11,8 @@ const std::vector<ModelCommand>& ModelCommands() {
       {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand},
       {"sam", "spherical admixture model (tf-idf topic model) by distributed geodesic SG-MCMC",
        RunSamCommand},
+      {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",
+       RunDpmixCommand},
   };
   return commands;
 }
@@ -27,6 +29,7 @@ std::string SamplersText() {
     std::string blocks;
     if (s.factor_blocks) blocks += "mf";
     if (s.simplex) blocks += std::string(blocks.empty() ? "" : ", ") + "lda";
+    if (s.simplex && *s.simplex != SimplexSampler::kSgrhmc) blocks += ", dpmix";
     if (s.sphere) blocks += std::string(blocks.empty() ? "" : ", ") + "sam";
     text += "  " + s.name + std::string(s.name.size() < 8 ? 8 - s.name.size() : 1, ' ') +
             s.summary + " [" + blocks + "]\n          " + s.reference + "\n";

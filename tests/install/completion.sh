@@ -50,7 +50,7 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version corpus gen lda mf predict sam samplers summary version" ""
+expect "--help --version corpus dpmix gen lda mf predict sam samplers summary version" ""
 expect "sam samplers summary" s
 expect "--max-df --max-vocab" corpus --max-
 expect "lda mf" gen ""
@@ -60,6 +60,8 @@ has --out gen mf --users 30 ""
 has --train mf --
 has --resume mf --
 has --corpus lda --
+has --alpha-shape dpmix --
+expect "scir sgrld" dpmix --sampler ""
 expect "--overwrite" mf --quiet --ov
 expect "psgld" mf --sampler ps
 has gibbs mf --sampler ""

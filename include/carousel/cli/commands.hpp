@@ -25,6 +25,10 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
 // carousel lda [options]: distributed SG-MCMC for latent Dirichlet allocation.
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);
 
+// carousel dpmix [options]: distributed SG-MCMC for a Dirichlet-process mixture of
+// multinomials (minibatched slice sampler, SCIR or SGRLD).
+int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args);
+
 // carousel lda infer [options]: topic proportions of new documents given a finished run,
 // on one process (refused with exit code 2 on more).
 int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args);

@@ -35,6 +35,16 @@ enum class Purpose : std::uint64_t {
   kDrawSelection,  // the users and items --save-draws N picks
   kChainSeed,      // the seeds of chains 2, 3, ... of --chains
   kSphereNoise,    // geodesic samplers on unit vectors (id: block; sampler/geodesic.hpp)
+  // Dirichlet-process mixture (model/dpmix/dpmix_model.hpp); ids never depend on the rank
+  // count: observation ids, category ids or component serial numbers.
+  kDpMinibatch,  // which observations a minibatch holds (id: observation)
+  kDpSlice,      // slice variables u_i (id: observation)
+  kDpAllocate,   // allocations z_i given the slices (id: observation)
+  kDpStick,      // stick breaks of the rest mass for new components (id: serial)
+  kDpComponent,  // theta of a new component from the base measure (id: category)
+  kDpWeights,    // SCIR/SGRLD step of the weights (id: 0)
+  kDpAlpha,      // Escobar-West update of the concentration (id: 0)
+  kDpTheta,      // SCIR/SGRLD step of the component parameters (id: category)
   kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
   kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
 };
