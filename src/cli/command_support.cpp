@@ -8,7 +8,9 @@
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/corpus_reader.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
 
@@ -147,6 +149,19 @@ void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
         load.peak_rss_kib / 1024.0, stats[r].footprint.data_bytes / 1048576.0,
         stats[r].footprint.state_bytes / 1048576.0);
   }
+}
+
+io::LoadedCorpus LoadCommandCorpus(Communicator& comm, const std::string& path,
+                                   const std::string& vocab, const std::string& format, int tiles,
+                                   std::uint64_t seed, int topics) {
+  io::CorpusInput input;
+  input.path = path;
+  input.vocab = vocab;
+  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(format); });
+  input.tiles = tiles;
+  input.seed = seed;
+  input.topics = topics;
+  return io::LoadCorpus(comm, input);
 }
 
 }  // namespace carousel::cli

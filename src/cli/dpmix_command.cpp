@@ -174,13 +174,8 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
     throw UsageError("--chains", "carousel dpmix runs one chain (run it once per seed)");
   DpmixConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
-  io::CorpusInput input;
-  input.path = options.corpus;
-  input.vocab = options.vocab;
-  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
-  input.tiles = config.tiles;
-  input.seed = config.seed;
-  io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
+  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                              config.tiles, config.seed);
   const Corpus& corpus = loaded.share;
   const DpmixSurvey survey = SurveyDpmixShare(comm, corpus, config);
 

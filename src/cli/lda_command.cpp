@@ -164,14 +164,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   const auto load_start = std::chrono::steady_clock::now();
-  io::CorpusInput input;
-  input.path = options.corpus;
-  input.vocab = options.vocab;
-  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
-  input.tiles = config.tiles;
-  input.seed = config.seed;
-  input.topics = config.topics;  // the vocabulary limit counts the topic-word table
-  io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
+  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                              config.tiles, config.seed, config.topics);
   const Corpus& corpus = loaded.share;
   const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
   const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);

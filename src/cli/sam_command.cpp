@@ -45,6 +45,7 @@ struct SamCommandOptions {
   bool friction_given = false, thermostat_given = false;
   SamConfig config;
   RunBasics basics{"carousel-sam-out"};
+  std::int64_t split_seed = -1;  // < 0: --seed
   std::vector<std::string> argv;
 };
 
@@ -87,6 +88,9 @@ void AddOptions(CLI::App& app, SamCommandOptions& o) {
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for the log-perplexity (seeded)")
       ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--split-seed", o.split_seed, "seed of the held-out split alone")
+      ->check(NonNegative())
+      ->default_str("--seed");
   app.add_option("--eval-draws", c.eval_draws,
                  "draws of theta from its prior per held-out document (Sec. 5.3)")
       ->check(CLI::Range(2, 1000000));
@@ -108,6 +112,10 @@ SamCommandOptions Parse(const std::vector<std::string>& args) {
   o.thermostat_given = app.count("--thermostat-initial") > 0;
   if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
   o.argv = SelfContainedArgs(app, args);
+  o.config.split_seed =
+      o.split_seed >= 0 ? static_cast<std::uint64_t>(o.split_seed) : o.config.seed;
+  if (o.split_seed < 0)
+    o.basics.run_config.Resolve("--split-seed", std::to_string(o.config.split_seed), "--seed");
   CheckSamplerChoice(o.sampler, BlockKind::kSphere);
   if (o.sampler.diffusion != "zero")
     throw UsageError("--diffusion",
@@ -159,6 +167,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOption
           {"eval_every", std::to_string(c.eval_every)},
           {"eval_draws", std::to_string(c.eval_draws)},
           {"seed", std::to_string(c.seed)},
+          {"split_seed", std::to_string(c.split_seed)},
           {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
           {"vocabulary", std::to_string(corpus.vocabulary) + " words, " +
                              std::to_string(sam.vocabulary.size()) +
@@ -182,13 +191,8 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
   SamConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   const auto load_start = std::chrono::steady_clock::now();
-  io::CorpusInput input;
-  input.path = options.corpus;
-  input.vocab = options.vocab;
-  RunCollectively(comm, [&] { input.format = io::ParseCorpusFormat(options.format); });
-  input.tiles = config.tiles;
-  input.seed = config.seed;
-  io::LoadedCorpus loaded = io::LoadCorpus(comm, input);
+  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                              config.tiles, config.seed);
   const Corpus& corpus = loaded.share;
   SamCorpusShare sam;
   RunCollectively(comm, [&] { sam = BuildSamCorpus(comm, corpus, config.tfidf); });

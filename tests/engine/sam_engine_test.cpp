@@ -73,6 +73,7 @@ std::vector<double> BestCosines(bool structured, GeodesicKind sampler) {
   c.eval_every = 100;
   c.thin = 10;
   c.seed = 7;
+  c.split_seed = 7;
   c.test_fraction = 0.1;
   c.eval_draws = 20;
   auto comm = MakeSerialCommunicator();

@@ -23,6 +23,9 @@ for variant in scir-cyclic sgrld-cyclic sgrhmc-cyclic scir-random; do
     grep -qx "# ranks: $np" "$T/$variant-p$np/trace.csv" ||
       fail "$variant: trace.csv of the $np-rank run does not record '# ranks: $np'"
   done
+  # 60 iterations, burn-in 20, a draw every 20 after it: 2 draws, written at the end.
+  rows=$(strip_comments "$T/$variant-p1/draws/chain-1.csv" | wc -l)
+  [[ $rows == 3 ]] || fail "$variant: draws/chain-1.csv holds $((rows - 1)) draws, expected 2"
   same_lda_outputs "$T/$variant-p1" "$T/$variant-p2" "$variant: P=1 vs P=2"
   same_lda_outputs "$T/$variant-p1" "$T/$variant-p4" "$variant: P=1 vs P=4"
   ok "$variant: P=1, 2, 4 give bitwise-identical topic_word.npy, doc_topic.npy, topics.txt, heldout.txt, trace.csv"

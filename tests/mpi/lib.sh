@@ -253,15 +253,15 @@ same_outputs() {
 }
 
 # same_lda_outputs A B WHAT : the two `carousel lda` output dirs hold bitwise-identical
-# results: topic_word.npy, doc_topic.npy, and trace.csv, topics.txt, heldout.txt without '#'
-# lines (they record the command and rank count) and without the trace's seconds column.
+# results: topic_word.npy, doc_topic.npy, and trace.csv, topics.txt, heldout.txt and the draws
+# without '#' lines (they record the command and rank count) and without the trace's seconds column.
 same_lda_outputs() {
   local a=$1 b=$2 what=$3 f
   for f in topic_word.npy doc_topic.npy; do
     [[ -s $a/$f && -s $b/$f ]] || fail "$what: $f missing"
     cmp -s "$a/$f" "$b/$f" || fail "$what: $f differs ($a vs $b)"
   done
-  for f in topics.txt heldout.txt; do
+  for f in topics.txt heldout.txt draws/chain-1.csv; do
     [[ -s $a/$f && -s $b/$f ]] || fail "$what: $f missing"
     [[ -n $(strip_comments "$a/$f") ]] || fail "$what: $a/$f has only comments"
     cmp -s <(strip_comments "$a/$f") <(strip_comments "$b/$f") ||

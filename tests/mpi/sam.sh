@@ -55,6 +55,10 @@ last=$(trace_body "$T/gsgnht-p1/trace.csv" | tail -n 1 | cut -d, -f2)
 awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a) }' ||
   fail "log-perplexity did not fall: $first -> $last"
 ok "log-perplexity fell from $first to $last"
+# 120 iterations, burn-in 60, a draw every 20 after it: 3 draws.
+rows=$(strip_comments "$T/gsgnht-p1/draws/chain-1.csv" | wc -l)
+[[ $rows == 4 ]] || fail "draws/chain-1.csv holds $((rows - 1)) draws, expected 3"
+ok "the draws file holds the 3 kept draws"
 
 # ---------------------------------------------------------------------------------------
 # Resume after SIGKILL (on 4 ranks) and after SIGTERM (on 1 rank).

@@ -14,6 +14,7 @@
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/io/corpus_loader.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/util/error.hpp"
 
@@ -118,6 +119,13 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 }
 
 std::string JoinArgs(const std::vector<std::string>& args);
+
+// This rank's share of the corpus a topic-model command reads (--corpus, --vocab,
+// --corpus-format; io/corpus_loader.hpp) on the tile grid of `tiles` blocks keyed by `seed`;
+// `topics` (0: unknown) sizes the topic-word table that the corpus limits count. Collective.
+io::LoadedCorpus LoadCommandCorpus(Communicator& comm, const std::string& path,
+                                   const std::string& vocab, const std::string& format, int tiles,
+                                   std::uint64_t seed, int topics = 0);
 
 // For a run stopped by SIGTERM: rank 0 says where the checkpoint is; returns exit code 7.
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out);

@@ -269,7 +269,9 @@ std::string SamModel::Impl::Fingerprint() const {
     << " kappa1=" << config_.kappa1 << " sampler=" << sampler_.name() << " step=" << config_.step
     << " friction=" << config_.friction << " minibatch=" << config_.minibatch
     << " theta_steps=" << config_.theta_steps << " eval_draws=" << config_.eval_draws
-    << " seed=" << config_.seed;
+    << " seed=" << config_.seed << " split_seed=" << config_.split_seed
+    << " test_fraction=" << config_.test_fraction << " min_df=" << config_.tfidf.min_df
+    << " max_df=" << config_.tfidf.max_df << " max_words=" << config_.tfidf.max_vocabulary;
   return s.str();
 }
 

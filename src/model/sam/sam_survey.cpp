@@ -15,7 +15,7 @@ namespace carousel {
 
 SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamConfig& config) {
   if (share.doc_start[document] == share.doc_start[document + 1]) return SamRole::kExcluded;
-  KeyedStream rng(config.seed, Purpose::kSplit, document, 0);
+  KeyedStream rng(config.split_seed, Purpose::kSplit, document, 0);
   return rng.uniform() < config.test_fraction ? SamRole::kHeldOut : SamRole::kTrain;
 }
 

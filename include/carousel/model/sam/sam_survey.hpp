@@ -17,7 +17,7 @@ namespace carousel {
 enum class SamRole : std::uint8_t { kTrain, kHeldOut, kExcluded };
 
 // A document's role: excluded without entries (no kept word), else held out with
-// probability test_fraction, keyed by (seed, document) alone.
+// probability test_fraction, keyed by (split_seed, document) alone.
 SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamConfig& config);
 
 // The held-out documents of the whole corpus, every rank the same: in order of their row
