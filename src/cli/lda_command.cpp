@@ -195,7 +195,6 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   hooks.write_trace = [&] {
     io::WriteLdaTrace(trace_path, comments, model.trace());
     draws.Write(model.draws());
-    draws.Write(model.draws());
   };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] {
