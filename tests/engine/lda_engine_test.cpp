@@ -40,6 +40,7 @@
 #include <memory>
 #include <vector>
 
+#include "../model/test_corpus.hpp"
 #include "../sampler/mc_stats.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -52,23 +53,6 @@ constexpr double kZ = 4.0;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// counts[d][w]: word w's count in document d (0: absent).
-Corpus MakeCorpus(const std::vector<std::vector<std::uint32_t>>& counts, std::uint32_t V) {
-  Corpus c;
-  c.documents = static_cast<std::uint32_t>(counts.size());
-  c.vocabulary = V;
-  c.doc_start.push_back(0);
-  for (const auto& doc : counts) {
-    for (std::uint32_t w = 0; w < V; ++w)
-      if (doc[w] > 0) {
-        c.word.push_back(w);
-        c.count.push_back(doc[w]);
-      }
-    c.doc_start.push_back(c.word.size());
-  }
-  return c;
 }
 
 // 40 documents over V = 20 words of which only 0..14 occur, counts 0..3: about 250 tokens.
@@ -183,11 +167,12 @@ TEST(LdaEngineOneTopic, SingleTileScirIsExactDirichletPosterior) {
   const double beta = 1.0;
   const auto counts = OneTopicCounts(1);
   const std::vector<double> n = WordTotals(counts);
-  const PhiDraws draws = RunOneTopic(MakeCorpus(counts, 20), 1, 1.0, 50, 4000, 1, beta);
+  const PhiDraws draws =
+      RunOneTopic(testing::CorpusFromCounts(counts, 20), 1, 1.0, 50, 4000, 1, beta);
   const Check good = CompareWithDirichlet(draws, n, beta, true);
   // Negative control: twice the counts, checked against the formula for the true counts.
   const PhiDraws doubled =
-      RunOneTopic(MakeCorpus(OneTopicCounts(2), 20), 1, 1.0, 50, 4000, 1, beta);
+      RunOneTopic(testing::CorpusFromCounts(OneTopicCounts(2), 20), 1, 1.0, 50, 4000, 1, beta);
   const Check bad = CompareWithDirichlet(doubled, n, beta, true);
   double N = 0.0;
   for (double v : n) N += v;
@@ -206,10 +191,11 @@ TEST(LdaEngineOneTopic, TwoTilesKeepThePosteriorMean) {
   const double beta = 1.0;
   const auto counts = OneTopicCounts(1);
   const std::vector<double> n = WordTotals(counts);
-  const PhiDraws draws = RunOneTopic(MakeCorpus(counts, 20), 2, 0.2, 100, 10000, 250, beta);
+  const PhiDraws draws =
+      RunOneTopic(testing::CorpusFromCounts(counts, 20), 2, 0.2, 100, 10000, 250, beta);
   const Check good = CompareWithDirichlet(draws, n, beta, false);
   const PhiDraws doubled =
-      RunOneTopic(MakeCorpus(OneTopicCounts(2), 20), 2, 0.2, 100, 10000, 250, beta);
+      RunOneTopic(testing::CorpusFromCounts(OneTopicCounts(2), 20), 2, 0.2, 100, 10000, 250, beta);
   const Check bad = CompareWithDirichlet(doubled, n, beta, false);
   // The run returns 40 means of 250 draws: theta_w's CIR autocorrelation time is
   // (1 + e^-h) / (1 - e^-h) = 10 iterations at h = 0.2, so the batches are 25 of them long;
@@ -242,7 +228,7 @@ Corpus ThreeTopicCorpus(bool structured) {
       counts[d][10 * k + rng.below(10)]++;
     }
   }
-  return MakeCorpus(counts, 30);
+  return testing::CorpusFromCounts(counts, 30);
 }
 
 struct ThreeTopicResult {

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <vector>
 
+#include "../model/test_corpus.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/sam/sam_model.hpp"
@@ -25,27 +26,18 @@ constexpr std::uint32_t kWords = 60, kTopics = 3, kDocuments = 300;
 // Document d: 40 tokens, 90% from the 20 words of topic d mod 3 (or, without structure,
 // from all 60 words), the rest uniform.
 Corpus MakeCorpus(bool structured) {
-  Corpus c;
-  c.documents = kDocuments;
-  c.vocabulary = kWords;
-  c.doc_start.push_back(0);
+  std::vector<std::vector<std::uint32_t>> counts(kDocuments, std::vector<std::uint32_t>(kWords));
   for (std::uint32_t d = 0; d < kDocuments; ++d) {
     KeyedStream rng(5, Purpose::kTest, d, 0);
-    std::vector<std::uint32_t> counts(kWords, 0);
     for (int token = 0; token < 40; ++token) {
       const bool on_topic = structured && rng.uniform() < 0.9;
-      const std::uint32_t w = on_topic ? (d % kTopics) * 20 + static_cast<std::uint32_t>(rng.below(20))
-                                       : static_cast<std::uint32_t>(rng.below(kWords));
-      counts[w]++;
+      const std::uint32_t w = on_topic
+                                  ? (d % kTopics) * 20 + static_cast<std::uint32_t>(rng.below(20))
+                                  : static_cast<std::uint32_t>(rng.below(kWords));
+      counts[d][w]++;
     }
-    for (std::uint32_t w = 0; w < kWords; ++w)
-      if (counts[w] > 0) {
-        c.word.push_back(w);
-        c.count.push_back(counts[w]);
-      }
-    c.doc_start.push_back(c.word.size());
   }
-  return c;
+  return testing::CorpusFromCounts(counts, kWords);
 }
 
 // For each true topic, the largest cosine between its direction (uniform on its 20 words)
@@ -92,10 +84,9 @@ std::vector<double> BestCosines(bool structured, GeodesicKind sampler) {
       best[t] = std::max(best[t], dot / std::sqrt(20.0));
     }
   const SamTraceRow& last = model.trace().back();
-  std::cout << "[sam engine] " << (structured ? "structured" : "no structure")
-            << ": best cosines " << best[0] << " " << best[1] << " " << best[2]
-            << "; log-perplexity " << model.trace().front().log_perplexity << " -> "
-            << last.log_perplexity << "\n";
+  std::cout << "[sam engine] " << (structured ? "structured" : "no structure") << ": best cosines "
+            << best[0] << " " << best[1] << " " << best[2] << "; log-perplexity "
+            << model.trace().front().log_perplexity << " -> " << last.log_perplexity << "\n";
   return best;
 }
 

@@ -14,32 +14,18 @@
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "test_corpus.hpp"
 
 namespace carousel {
 namespace {
 
-using Doc = std::vector<std::pair<std::uint32_t, std::uint32_t>>;  // (word, count)
-
-Corpus MakeCorpus(const std::vector<Doc>& docs, std::uint32_t vocabulary) {
-  Corpus c;
-  c.documents = static_cast<std::uint32_t>(docs.size());
-  c.vocabulary = vocabulary;
-  c.doc_start.push_back(0);
-  for (const Doc& d : docs) {
-    for (const auto& [w, n] : d) {
-      c.word.push_back(w);
-      c.count.push_back(n);
-    }
-    c.doc_start.push_back(c.word.size());
-    if (d.empty()) c.empty_documents++;
-  }
-  return c;
-}
+using testing::Doc;
+using testing::MakeCorpus;
 
 // A random corpus: every `empty_every`-th document is empty, the others have 1..12
 // distinct words with counts 1..4 (so held-out documents have several test tokens).
 Corpus RandomCorpus(std::uint32_t documents, std::uint32_t vocabulary, int empty_every,
-                        std::uint64_t seed) {
+                    std::uint64_t seed) {
   std::vector<Doc> docs(documents);
   for (std::uint32_t d = 0; d < documents; ++d) {
     if (empty_every > 0 && d % static_cast<std::uint32_t>(empty_every) == 3) continue;
@@ -133,8 +119,8 @@ TEST(IsTestToken, EveryTenthPositionFromNine) {
 }
 
 // Checks every row-block of the B x B grid against the corpus and the keyed topics.
-void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int blocks,
-                    int topics, std::uint64_t seed) {
+void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int blocks, int topics,
+                    std::uint64_t seed) {
   SCOPED_TRACE("B = " + std::to_string(blocks));
   const TileGrid grid(c.documents, c.vocabulary, blocks, seed);
   std::vector<int> seen(c.documents, 0);

@@ -14,27 +14,13 @@
 
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/util/error.hpp"
+#include "test_corpus.hpp"
 
 namespace carousel {
 namespace {
 
-using Doc = std::vector<std::pair<std::uint32_t, std::uint32_t>>;  // (word, count)
-
-Corpus MakeCorpus(const std::vector<Doc>& docs, std::uint32_t vocabulary) {
-  Corpus c;
-  c.documents = static_cast<std::uint32_t>(docs.size());
-  c.vocabulary = vocabulary;
-  c.doc_start.push_back(0);
-  for (const Doc& d : docs) {
-    for (const auto& [w, n] : d) {
-      c.word.push_back(w);
-      c.count.push_back(n);
-    }
-    c.doc_start.push_back(c.word.size());
-    if (d.empty()) c.empty_documents++;
-  }
-  return c;
-}
+using testing::Doc;
+using testing::MakeCorpus;
 
 TfIdfOptions AllWords() {
   TfIdfOptions o;

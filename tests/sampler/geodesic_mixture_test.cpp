@@ -64,6 +64,7 @@
 
 #include "carousel/sampler/geodesic.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "geodesic_fault_names.hpp"
 #include "mc_stats.hpp"
 
 namespace carousel {
@@ -352,19 +353,7 @@ int BinOf(const std::vector<double>& inner_edges, double angle) {
                           inner_edges.begin());
 }
 
-const char* FaultName(GeodesicFault f) {
-  switch (f) {
-    case GeodesicFault::kNone:
-      return "correct";
-    case GeodesicFault::kEulerRenormalise:
-      return "euler+renormalise";
-    case GeodesicFault::kNoProjection:
-      return "no projection";
-    case GeodesicFault::kDoubledNoise:
-      return "doubled noise";
-  }
-  return "?";
-}
+using testing::FaultName;
 
 // How V(x) of Eq. 8 is formed from the minibatch's per-datum gradients g_i. Eq. 8 adds
 // Lambda(x) N(0, (2C - h V) h) to the velocity while the minibatch gradient adds the noise

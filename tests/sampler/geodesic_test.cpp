@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "carousel/util/keyed_rng.hpp"
+#include "geodesic_fault_names.hpp"
 #include "mc_stats.hpp"
 
 namespace carousel {
@@ -43,19 +44,7 @@ constexpr double kZ = 4.0;  // tolerance in standard errors for one statistic
 constexpr double kZBins = 4.06;
 constexpr double kPi = 3.14159265358979323846;
 
-const char* FaultName(GeodesicFault f) {
-  switch (f) {
-    case GeodesicFault::kNone:
-      return "correct";
-    case GeodesicFault::kEulerRenormalise:
-      return "euler+renormalise";
-    case GeodesicFault::kNoProjection:
-      return "no projection";
-    case GeodesicFault::kDoubledNoise:
-      return "doubled noise";
-  }
-  return "?";
-}
+using testing::FaultName;
 
 // ---------------------------------------------------------------- the circle toy (Sec. 5.1)
 
