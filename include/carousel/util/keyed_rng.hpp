@@ -37,6 +37,7 @@ enum class Purpose : std::uint64_t {
   kSphereNoise,    // geodesic samplers on unit vectors (id: block; sampler/geodesic.hpp)
   kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
   kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
+  kStable,            // alpha-stable MF: Metropolis steps of Phi_ij (id: entry; model/amf)
 };
 
 class KeyedStream {
