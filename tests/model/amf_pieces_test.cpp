@@ -315,6 +315,28 @@ TEST(AmfPhiMetropolis, StationaryLawMatchesExactConditional) {
   std::cout << "  [" << Seconds(start) << " s]\n";
 }
 
+TEST(AmfPhiMetropolis, RejectsInvalidInputsWithTheRightCode) {
+  KeyedStream rng(350, Purpose::kStable, 0, 0);
+  auto code = [&](double phi, double x, double v) {
+    try {
+      AmfPhiMetropolisStep(phi, x, v, 1.2, rng);
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return ExitCode::kOk;
+  };
+  EXPECT_EQ(code(1.0, NAN, 1.0), ExitCode::kDiverged);
+  EXPECT_EQ(code(1.0, 1.0, HUGE_VAL), ExitCode::kDiverged);
+  EXPECT_EQ(code(HUGE_VAL, 1.0, 1.0), ExitCode::kDiverged);
+  EXPECT_EQ(code(1.0, 1.0, 0.0), ExitCode::kInternal);
+  EXPECT_EQ(code(0.0, 1.0, 1.0), ExitCode::kInternal);
+  EXPECT_EQ(code(1.0, 0.0, 1.0), ExitCode::kOk);  // x = 0 is a valid datum
+  // Same key, same step (rank-count invariance relies on this).
+  KeyedStream a(351, Purpose::kStable, 5, 9), b(351, Purpose::kStable, 5, 9);
+  EXPECT_EQ(AmfPhiMetropolisStep(1.0, 0.7, 1.1, 1.4, a),
+            AmfPhiMetropolisStep(1.0, 0.7, 1.1, 1.4, b));
+}
+
 // ---------------------------------------------------------------------------------------
 // 3. Mirrored SGLD on non-negative targets
 

@@ -43,6 +43,12 @@ double AmfEntryLogLikelihoodDv(double x, double v, double phi, double alpha) {
 
 double AmfPhiMetropolisStep(double phi, double x, double v, double alpha, KeyedStream& rng,
                             PhiFault fault, bool* accepted) {
+  // A non-finite datum or scale is a diverged chain (W or H); a non-positive one is a bug of
+  // the caller (mirroring keeps W, H >= 0 and v = 0 has no likelihood).
+  if (!std::isfinite(x) || !std::isfinite(v) || !std::isfinite(phi))
+    throw Error(ExitCode::kDiverged, "alpha-stable MF: non-finite x, v or Phi in the Phi step");
+  if (!(v > 0.0) || !(phi > 0.0))
+    throw Error(ExitCode::kInternal, "alpha-stable MF: v and Phi must be positive");
   const double proposal = AmfPhiPrior(alpha, rng);
   const double u = rng.uniform();
   // log l(Phi') - log l(Phi), l(Phi) = Phi^(-1/2) exp(-x^2 / (2 Phi s^2)) (header); in this

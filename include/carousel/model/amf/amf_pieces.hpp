@@ -69,7 +69,8 @@ enum class PhiFault {
 
 // One Metropolis step of Phi_ij with W, H fixed (v = (WH)_ij): proposal from the prior,
 // acceptance with the likelihood ratio (derivation above). Randomness: a proposal (two
-// uniforms) then one uniform, from `rng`. `accepted`, if given, is set.
+// uniforms) then one uniform, from `rng`. `accepted`, if given, is set. Throws Error with
+// kDiverged for a non-finite x, v or phi and kInternal for v <= 0 or phi <= 0.
 double AmfPhiMetropolisStep(double phi, double x, double v, double alpha, KeyedStream& rng,
                             PhiFault fault = PhiFault::kNone, bool* accepted = nullptr);
 
