@@ -47,6 +47,7 @@ enum class Purpose : std::uint64_t {
   kDpTheta,      // SCIR/SGRLD step of the component parameters (id: category)
   kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
   kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
+  kStable,            // alpha-stable MF: Metropolis steps of Phi_ij (id: entry; model/amf)
 };
 
 class KeyedStream {
