@@ -130,13 +130,17 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   const double q =
       std::min(1.0, config_.minibatch / static_cast<double>(survey_.counts.train_documents));
 
-  // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block.
-  std::map<int, std::vector<std::uint32_t>> nbar;  // by column block: kept-sweep counts
-  for (LdaRowBlock& rb : rows_) {
+  // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block,
+  // in buffers kept between iterations (one per row-block, so no fresh pages each time).
+  std::map<int, std::vector<std::uint32_t>*> nbar;  // by column block: kept-sweep counts
+  tile_counts_.resize(rows_.size());
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    LdaRowBlock& rb = rows_[r];
     const int j = grid_->ColBlockInStratum(rb.id, stratum);
     view_.Assign(cols_.at(j).theta.data(), Words(j), config_.topics, inverse_total.data(),
                  config_.alpha);
-    std::vector<std::uint32_t>& counts = nbar[j];
+    std::vector<std::uint32_t>& counts = tile_counts_[r];
+    nbar[j] = &counts;
     counts.assign(Words(j) * K(), 0);
     TopicTokens& train = rb.tokens.train;
     const auto gibbs_start = std::chrono::steady_clock::now();
@@ -170,7 +174,7 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
       auto& sum = partials[j];
       sum.assign(K(), 0.0);
       for (std::size_t w = 0; w < Words(j); ++w)
-        for (std::size_t k = 0; k < K(); ++k) sum[k] += step.scale * counts[w * K() + k];
+        for (std::size_t k = 0; k < K(); ++k) sum[k] += step.scale * (*counts)[w * K() + k];
     }
     count_total = OrderedSum(*comm_, partials, K());
     step.theta_total = total_.data();
@@ -183,8 +187,8 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     LdaColBlock& block = cols_.at(j);
     auto& sum = block_totals_[j];
     sum.assign(K(), 0.0);
-    finite = UpdateTopicWordBlock(step, grid_->cols().Members(j), counts.data(), block.theta.data(),
-                                  block.momentum.data(), sum.data()) &&
+    finite = UpdateTopicWordBlock(step, grid_->cols().Members(j), counts->data(),
+                                  block.theta.data(), block.momentum.data(), sum.data()) &&
              finite;
   }
   finite_ = finite;

@@ -122,6 +122,8 @@ struct LdaModel::Impl {
   bool finite_ = true;               // the last update left every parameter finite
   DocumentGibbs gibbs_;
   TopicWordView view_;
+  // Per row-block (rows_ order): the kept-sweep counts of its tile, reused every iteration.
+  std::vector<std::vector<std::uint32_t>> tile_counts_;
   std::uint64_t collected_ = 0;
   std::vector<LdaTraceRow> trace_;
   DrawsTable draws_{{"log_lik_heldout", "perplexity"}};  // rank 0: one row per kept draw
