@@ -2,6 +2,7 @@
 // Sec. 4.2, Eq. 14-15; model/amf/amf_model.hpp) on the tile engine: options, the mf loader,
 // the chain driver and the outputs (trace.csv, W_mean.npy, H_mean.npy).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "carousel/io/ratings_reader.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/amf/amf_model.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -30,6 +32,7 @@ struct AmfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
   AmfConfig config;
+  bool rmsprop_lambda_given = false;  // else PSGLD's floor is mf's, 2 / entries
   RunBasics basics{"carousel-out"};
   std::vector<std::string> argv;
 };
@@ -39,7 +42,7 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
   auto& c = o.config;
   c.tiles = 0;  // one tile per rank unless given
   c.sampler.name = "psgld";
-  c.step.a = 1e-4;
+  c.step.a = -1.0;  // < 0: mf's default for the sampler and the data (DefaultMfStep)
   CLI::App app{
       "carousel amf: alpha-stable non-negative matrix factorization (HAMCMC Sec. 4.2) "
       "by distributed SG-MCMC with mirroring",
@@ -52,10 +55,13 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
       ->check(CLI::Range(0.2, 2.0));
   app.add_option("--lambda-w", c.lambda_w, "rate of W's Exponential prior")->check(Positive());
   app.add_option("--lambda-h", c.lambda_h, "rate of H's Exponential prior")->check(Positive());
-  app.add_option("--init-scale", c.init_scale, "W and H start as |N(0, s^2)|")
-      ->check(CLI::Range(1e-6, 1e6));
+  app.add_option("--init-sd", c.init_sd,
+                 "W and H start at c exp(s z), z standard normal, K c^2 = mean(x)^alpha")
+      ->check(CLI::Range(0.0, 10.0));
   AddSamplerOptions(app, c.sampler, BlockKind::kFactor);
-  app.add_option("--step", c.step.a, "step size a of a(b + t)^-c")->check(Positive());
+  app.add_option("--step", c.step.a, "step size a of a(b + t)^-c")
+      ->check(Positive())
+      ->default_str("per sampler, from the data, as carousel mf's");
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
       ->check(CLI::Range(0.0, 1.0));
@@ -68,6 +74,7 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
                      "after their block update), not " +
                          c.sampler.name);
   ResolveChainOptions(app, c, o.basics);
+  o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.argv = SelfContainedArgs(app, args);
   o.input.seed = c.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
@@ -157,6 +164,24 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
   (void)load;
   RejectNegative(comm, options.input, data.problem);
+  // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
+  // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
+  if (config.step.a <= 0) {
+    // SGLD: mf's 0.5 / (largest degree) left the posterior on alpha = 2 data (the curvature
+    // of log N(x; 0, 2 v) in W_ik is about degree / (2 W_ik^2), not BPMF's tau degree |h|^2);
+    // a hundredth of it recovered v = (WH)_ij there (correlation 0.89 with the truth).
+    const double degree = static_cast<double>(std::max<std::uint64_t>(data.problem.max_degree, 1));
+    config.step.a = config.sampler.name == "sgld" ? 0.005 / degree
+                                                  : DefaultMfStep(config.sampler, data.problem);
+    options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
+                                      "the sampler's default for this data");
+  }
+  if (!options.rmsprop_lambda_given) {
+    config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
+    options.basics.run_config.Resolve("--rmsprop-lambda",
+                                      io::FormatReal(config.sampler.rmsprop_lambda),
+                                      "the default, 2 / training entries");
+  }
 
   const Chain<AmfModel> chain = StartChain<AmfModel>(
       comm, [&] { return std::make_unique<AmfModel>(config, data.problem, std::move(data.share)); },

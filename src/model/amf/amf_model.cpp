@@ -63,13 +63,19 @@ std::uint64_t AmfModel::EntryId(const RowBlock& rb, int j, std::size_t r, std::u
 }
 
 BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const {
+  // Started near zero, v = (WH)_ij is tiny and the gradient x^2 v^(-2/alpha - 1) / (alpha Phi)
+  // throws the factors far out, from where the chain takes long to return. So every factor
+  // starts at the level c with K c^2 = mean(x)^alpha (|X| is of order v^(1/alpha), Eq. 14),
+  // times a log-normal jitter exp(init_sd z).
+  const double level = std::sqrt(
+      std::pow(std::max(static_cast<double>(problem_.mu), 1e-3), config_.alpha) / config_.rank);
   BlockState block;
   block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.rank);
   for (std::size_t r = 0; r < members.size(); ++r) {
     KeyedStream stream(config_.seed, purpose, members[r], 0);
     for (int f = 0; f < config_.rank; ++f)
       block.theta(static_cast<Eigen::Index>(r), f) =
-          static_cast<float>(std::abs(config_.init_scale * stream.normal()));
+          static_cast<float>(level * std::exp(config_.init_sd * stream.normal()));
   }
   sampler_->InitAux(block);
   return block;

@@ -48,7 +48,7 @@ struct AmfConfig {
   double alpha = 1.5;     // in (0, 2]; 2 is the Gaussian variance model
   double lambda_w = 1.0;  // Exponential prior rates of W and H
   double lambda_h = 1.0;
-  double init_scale = 1.0;  // W, H start as |N(0, init_scale^2)|
+  double init_sd = 0.1;  // W, H start at c exp(init_sd z), K c^2 = mean(x)^alpha
   SamplerOptions sampler;
   StepSchedule step;
   int tiles = 1;
