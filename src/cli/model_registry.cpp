@@ -13,6 +13,8 @@ const std::vector<ModelCommand>& ModelCommands() {
        RunSamCommand},
       {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",
        RunDpmixCommand},
+      {"amf", "alpha-stable non-negative matrix factorization by distributed mirrored SG-MCMC",
+       RunAmfCommand},
   };
   return commands;
 }

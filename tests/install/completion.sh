@@ -50,7 +50,7 @@ has() {
   echo "ok: carousel $* <TAB> offers $word"
 }
 
-expect "--help --version corpus dpmix gen lda mf predict sam samplers summary version" ""
+expect "--help --version amf corpus dpmix gen lda mf predict sam samplers summary version" ""
 expect "sam samplers summary" s
 expect "--max-df --max-vocab" corpus --max-
 expect "lda mf" gen ""

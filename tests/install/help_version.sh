@@ -21,7 +21,7 @@ ok() { echo "ok: $*"; }
 help=$("$CAROUSEL_BIN" --help) || fail "carousel --help exited with an error"
 [[ $(head -n 1 <<<"$help") == "Usage: carousel COMMAND [OPTIONS]" ]] ||
   fail "carousel --help does not start with the Usage: line help2man reads: $(head -n 1 <<<"$help")"
-for command in mf lda dpmix sam corpus "gen mf" "gen lda" predict samplers version; do
+for command in mf lda dpmix sam amf corpus "gen mf" "gen lda" predict samplers version; do
   grep -qE "^  $command  " <<<"$help" || fail "carousel --help does not list '$command'"
 done
 rc=0

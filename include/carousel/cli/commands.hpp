@@ -36,6 +36,10 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
 // carousel sam [options]: the spherical admixture model by distributed geodesic SG-MCMC.
 int RunSamCommand(Communicator& comm, const std::vector<std::string>& args);
 
+// carousel amf [options]: alpha-stable non-negative matrix factorization (HAMCMC Sec. 4.2,
+// Eq. 14-15) by distributed SG-MCMC with mirroring.
+int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args);
+
 // carousel gen mf [options]: synthetic ratings with known factors.
 int RunGenCommand(const std::vector<std::string>& args);
 

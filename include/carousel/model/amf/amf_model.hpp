@@ -1,0 +1,149 @@
+// Alpha-stable non-negative matrix factorisation (HAMCMC paper Sec. 4.2, Eq. 14-15) as a tile
+// model (DESIGN.md section 7), on BPMF's grid: rows of W stay with their row block, column
+// blocks of H travel with their sampler state.
+//
+//   X_ij | W, H, Phi ~ N(0, Phi_ij v_ij^(2/alpha)),  v_ij = sum_k W_ik H_kj      (Eq. 15)
+//   Phi_ij ~ S_{alpha/2}(2 cos(pi alpha / 4)^(2/alpha), 1, 0)                  (Eq. 15)
+//
+// Prior on W and H. The paper's generalised gamma is not pinned down; here every W_ik and
+// H_kj is Exponential(rate lambda) (Gamma(1, lambda)), whose log density's gradient is the
+// constant -lambda. The samplers take the prior as a Gaussian precision (BlockGradient), so
+// the model folds -lambda into the likelihood sum instead (lik - lambda / scale, with
+// precision 0): scale * lik_sum is then the gradient of the log posterior, as they expect.
+//
+// Per iteration, for each tile of the stratum held here:
+//   1. one Metropolis step of Phi_ij for every entry of the tile, proposal from the prior
+//      (AmfPhiMetropolisStep), keyed by (seed, kStable, entry, t) with entry = i * J + j in
+//      the input's dense ids, so the chain does not depend on the rank count;
+//   2. the gradient of sum log N(x; 0, Phi v^(2/alpha)) (AmfEntryLogLikelihoodDv, chain rule
+//      to W_i. and H_.j), scaled by N / |stratum| as BPMF does;
+//   3. the column block's step by the factor sampler, then the row block's (UpdateRows), each
+//      followed by |.| of the whole block: mirroring (HAMCMC Sec. 4.2; MirroredLangevinStep).
+//      The samplers' Step has no hook for a reflecting boundary, so |.| is applied to the
+//      block after their update; for SGLD that is exactly MirroredLangevinStep.
+// Only samplers whose blocks update independently (SGLD, PSGLD, ...) are supported: the
+// coupled ones (HAMCMC, SGNHT) would need the reflection inside their L-BFGS pairs.
+//
+// The trace's log-likelihood is that of every observed training entry given the current W,
+// H and Phi (Eq. 15): the marginal alpha-stable density has no closed form.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "carousel/data/mf_problem.hpp"
+#include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/tile_model.hpp"
+#include "carousel/sampler/sampler.hpp"
+#include "carousel/sampler/step_size.hpp"
+
+namespace carousel {
+
+struct AmfConfig {
+  int rank = 5;           // K
+  double alpha = 1.5;     // in (0, 2]; 2 is the Gaussian variance model
+  double lambda_w = 1.0;  // Exponential prior rates of W and H
+  double lambda_h = 1.0;
+  double init_sd = 0.1;  // W, H start at c exp(init_sd z), K c^2 = mean(x)^alpha
+  SamplerOptions sampler;
+  StepSchedule step;
+  int tiles = 1;
+  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
+  std::uint64_t iterations = 1000;
+  std::uint64_t burn_in = 200;
+  std::uint64_t eval_every = 10;
+  std::uint64_t thin = 0;  // 0: --eval-every
+  std::uint64_t checkpoint_every = 0;
+  std::uint64_t seed = 1;
+
+  ChainOptions chain() const { return ChainOptionsOf(*this); }
+};
+
+struct AmfTraceRow {
+  std::uint64_t iteration = 0;
+  double seconds = 0.0;
+  double log_likelihood = 0.0;  // of all training entries given W, H, Phi (Eq. 15)
+  double acceptance = 0.0;      // of the Phi proposals since the previous evaluation
+  std::uint64_t samples = 0;
+};
+
+class AmfModel : public TileModel {
+ public:
+  // `share`: this rank's training entries in tile order (io/mf_loader.hpp).
+  AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare share);
+  ~AmfModel() override;
+
+  std::uint32_t grid_rows() const override { return problem_.rows; }
+  std::uint32_t grid_cols() const override { return problem_.cols; }
+  std::vector<std::uint64_t> Attach(const TileRun& run) override;
+  void InitColBlock(int j) override;
+
+  void UpdateTiles(const IterationContext& ctx) override;
+  void UpdateRows(const IterationContext& ctx) override;
+  void EndIteration(const IterationContext&) override {}
+
+  std::string TakeColBlock(int j) override;
+  void PutColBlock(int j, const std::string& bytes) override;
+  std::size_t ColBlockBytes(int j) const override;
+
+  void Evaluate(const EvaluationContext& ctx) override;
+  bool AllFinite() const override;
+  std::string DivergenceHint(std::uint64_t t) const override;
+
+  std::string Fingerprint() const override;
+  std::string SaveRowBlock(int id) const override;
+  void RestoreRowBlock(int id, const std::string& bytes) override;
+  std::string SaveColBlock(int j) const override;
+  void RestoreColBlock(int j, const std::string& bytes) override;
+  std::string SaveGlobal() const override;
+  void RestoreGlobal(const std::string& bytes) override;
+
+  const std::vector<AmfTraceRow>& trace() const { return trace_; }  // rank 0
+  // Collective: the posterior means over the kept draws, I x K and K x J (row-major), on
+  // rank 0 (empty elsewhere).
+  void PosteriorMeans(Eigen::MatrixXd& w_mean, Eigen::MatrixXd& h_mean);
+  std::uint64_t collected() const { return collected_; }
+
+ private:
+  struct RowBlock {
+    int id = 0;
+    BlockState state;                       // W's rows, I_b x K
+    Matrix lik;                             // this iteration's gradient sum for W
+    std::vector<TileRatings> tiles;         // by column block
+    std::vector<std::vector<double>> phi;   // Phi_ij of each tile's entries, in tile order
+    Eigen::MatrixXd sum;                    // of W over the kept draws
+    double accepted = 0.0, proposed = 0.0;  // Phi proposals since the last evaluation
+  };
+
+  int B() const;
+  RowBlock& Row(int id);
+  const RowBlock& Row(int id) const;
+  BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
+  std::uint64_t EntryId(const RowBlock& rb, int j, std::size_t r, std::uint32_t c) const;
+  Matrix GatherColumns();
+  void Mirror(BlockState& block) const;
+
+  AmfConfig config_;
+  const MfProblem& problem_;
+  TileShare share_;
+  Communicator* comm_ = nullptr;
+  const TileGrid* grid_ = nullptr;
+  const RankLayout* layout_ = nullptr;
+  std::function<double()> seconds_running_;
+  std::unique_ptr<Sampler> sampler_;
+  Eigen::VectorXf zero_precision_;
+  std::vector<RowBlock> rows_;
+  std::map<int, BlockState> cols_;
+  std::vector<Eigen::VectorXf> col_degree_;
+  double step_ = 0.0, scale_ = 0.0, batch_ = 0.0;  // of the iteration under way
+  std::uint64_t t_ = 0;
+  std::uint64_t collected_ = 0;
+  Eigen::MatrixXd h_sum_;  // rank 0: of H (J x K, items as rows) over the kept draws
+  std::vector<AmfTraceRow> trace_;
+};
+
+}  // namespace carousel

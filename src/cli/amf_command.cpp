@@ -1,0 +1,228 @@
+// `carousel amf`: alpha-stable non-negative matrix factorisation with mirroring (HAMCMC
+// Sec. 4.2, Eq. 14-15; model/amf/amf_model.hpp) on the tile engine: options, the mf loader,
+// the chain driver and the outputs (trace.csv, W_mean.npy, H_mean.npy).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "carousel/cli/chain_driver.hpp"
+#include "carousel/cli/command_support.hpp"
+#include "carousel/cli/commands.hpp"
+#include "carousel/cli/sampler_options.hpp"
+#include "carousel/cli/several_chains.hpp"
+#include "carousel/comm/collective.hpp"
+#include "carousel/engine/tile_engine.hpp"
+#include "carousel/io/atomic_file.hpp"
+#include "carousel/io/mf_loader.hpp"
+#include "carousel/io/npy.hpp"
+#include "carousel/io/ratings_reader.hpp"
+#include "carousel/io/text_output.hpp"
+#include "carousel/model/amf/amf_model.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/version.hpp"
+
+namespace carousel::cli {
+namespace {
+
+struct AmfCommandOptions {
+  io::MfInput input;
+  std::string format = "auto";
+  AmfConfig config;
+  bool rmsprop_lambda_given = false;  // else PSGLD's floor is mf's, 2 / entries
+  RunBasics basics{"carousel-out"};
+  std::vector<std::string> argv;
+};
+
+AmfCommandOptions Parse(const std::vector<std::string>& args) {
+  AmfCommandOptions o;
+  auto& c = o.config;
+  c.tiles = 0;  // one tile per rank unless given
+  c.sampler.name = "psgld";
+  c.step.a = -1.0;  // < 0: mf's default for the sampler and the data (DefaultMfStep)
+  CLI::App app{
+      "carousel amf: alpha-stable non-negative matrix factorization (HAMCMC Sec. 4.2) "
+      "by distributed SG-MCMC with mirroring",
+      "carousel amf"};
+  SetUpCommandApp(app);
+  app.add_option("--train", o.input.train, "non-negative entries of X (any carousel mf format)");
+  app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
+  app.add_option("--rank", c.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
+  app.add_option("--alpha", c.alpha, "stability index alpha of Eq. 14 (2: Gaussian)")
+      ->check(CLI::Range(0.2, 2.0));
+  app.add_option("--lambda-w", c.lambda_w, "rate of W's Exponential prior")->check(Positive());
+  app.add_option("--lambda-h", c.lambda_h, "rate of H's Exponential prior")->check(Positive());
+  app.add_option("--init-sd", c.init_sd,
+                 "W and H start at c exp(s z), z standard normal, K c^2 = mean(x)^alpha")
+      ->check(CLI::Range(0.0, 10.0));
+  AddSamplerOptions(app, c.sampler, BlockKind::kFactor);
+  app.add_option("--step", c.step.a, "step size a of a(b + t)^-c")
+      ->check(Positive())
+      ->default_str("per sampler, from the data, as carousel mf's");
+  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
+  app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
+      ->check(CLI::Range(0.0, 1.0));
+  AddChainOptions(app, c, o.basics);
+  ParseOrThrow(app, args, "carousel amf");
+  CheckSamplerChoice(c.sampler, BlockKind::kFactor);
+  if (c.sampler.name != "sgld" && c.sampler.name != "psgld")
+    throw UsageError("--sampler",
+                     "carousel amf supports sgld and psgld (mirroring is applied "
+                     "after their block update), not " +
+                         c.sampler.name);
+  ResolveChainOptions(app, c, o.basics);
+  o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
+  o.argv = SelfContainedArgs(app, args);
+  o.input.seed = c.seed;
+  o.input.format = io::ParseRatingsFormat(o.format);
+  if (o.basics.resume.empty() && o.input.train.empty())
+    throw UsageError("--train", "a training file is required (or --resume DIR)");
+  return o;
+}
+
+// The model needs X >= 0. The loader keeps no line numbers, so when its range of values
+// reaches below 0, rank 0 reads the file whole to name the first negative entry's line.
+void RejectNegative(Communicator& comm, const io::MfInput& input, const MfProblem& problem) {
+  RunCollectively(comm, [&] {
+    if (!(problem.lo < 0.0f) || comm.rank() != 0) return;
+    const io::RatingsFile file = io::ReadRatings(input.train, input.format);
+    for (const io::RawRating& r : file.ratings)
+      if (r.value < 0.0)
+        throw InputError(input.train + ":" + std::to_string(r.line),
+                         "negative value " + io::FormatReal(r.value) +
+                             " (alpha-stable NMF needs non-negative data)");
+    throw InputError(input.train, "negative values (alpha-stable NMF needs non-negative data)");
+  });
+  // The other ranks learn of rank 0's error from RunCollectively; a clean file passes.
+}
+
+std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& problem) {
+  const AmfConfig& c = o.config;
+  return io::CommentBlock(
+      {{"carousel", kVersion},
+       {"command", "carousel amf " + JoinArgs(o.argv)},
+       {"ranks", std::to_string(ranks)},
+       {"tiles", std::to_string(c.tiles)},
+       {"sampler", c.sampler.name + " + mirroring (|.| after each block update)"},
+       {"step", io::FormatReal(c.step.a) + " * (" + io::FormatReal(c.step.b) + " + t)^-" +
+                    io::FormatReal(c.step.c)},
+       {"rank", std::to_string(c.rank)},
+       {"alpha", io::FormatReal(c.alpha)},
+       {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
+                     io::FormatReal(c.lambda_h) + ")"},
+       {"schedule", o.basics.schedule},
+       {"iterations", std::to_string(c.iterations)},
+       {"burn_in", std::to_string(c.burn_in)},
+       {"eval_every", std::to_string(c.eval_every)},
+       {"seed", std::to_string(c.seed)},
+       {"train", o.input.train},
+       {"rows", std::to_string(problem.rows)},
+       {"cols", std::to_string(problem.cols)},
+       {"entries", std::to_string(problem.train_count)}});
+}
+
+void WriteAmfTrace(const std::string& path, const std::string& comments,
+                   const std::vector<AmfTraceRow>& trace) {
+  std::ostringstream s;
+  s << comments << "iteration,seconds,log_likelihood,phi_acceptance,samples\n";
+  for (const AmfTraceRow& r : trace)
+    s << r.iteration << ',' << io::FormatReal(r.seconds) << ',' << io::FormatReal(r.log_likelihood)
+      << ',' << io::FormatReal(r.acceptance) << ',' << r.samples << '\n';
+  io::WriteFileAtomically(path, s.str());
+}
+
+// Row-major doubles for WriteNpy (Eigen's default is column-major).
+void WriteMatrixNpy(const std::string& path, const Eigen::MatrixXd& m) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
+  io::WriteNpy(path, r.data(),
+               {static_cast<std::size_t>(r.rows()), static_cast<std::size_t>(r.cols())});
+}
+
+}  // namespace
+
+int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunAmfCommand)) return *code;
+  AmfCommandOptions options;
+  const std::string resume_payload = ParseOrResume(comm, "amf", args, options, Parse);
+  if (options.basics.chains > 1)
+    return RunSeveralChains(comm, {"amf", options.basics.chains, options.basics.out,
+                                   options.config.seed, args, RunAmfCommand});
+  AmfConfig& config = options.config;
+  ResolveTiles(comm, config.tiles, options.basics);
+  options.input.tiles = config.tiles;
+  if (options.basics.schedule == "default") {
+    options.basics.schedule = "cyclic";
+    options.basics.run_config.Resolve("--schedule", "cyclic", "the default");
+  }
+  config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
+                                                        : StratumSchedule::Kind::kCyclic;
+  const auto load_start = std::chrono::steady_clock::now();
+  io::LoadedMf data = io::LoadMf(comm, options.input);
+  const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
+  (void)load;
+  RejectNegative(comm, options.input, data.problem);
+  // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
+  // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
+  if (config.step.a <= 0) {
+    // SGLD: mf's 0.5 / (largest degree) left the posterior on alpha = 2 data (the curvature
+    // of log N(x; 0, 2 v) in W_ik is about degree / (2 W_ik^2), not BPMF's tau degree |h|^2);
+    // a hundredth of it recovered v = (WH)_ij there (correlation 0.89 with the truth).
+    const double degree = static_cast<double>(std::max<std::uint64_t>(data.problem.max_degree, 1));
+    config.step.a = config.sampler.name == "sgld" ? 0.005 / degree
+                                                  : DefaultMfStep(config.sampler, data.problem);
+    options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
+                                      "the sampler's default for this data");
+  }
+  if (!options.rmsprop_lambda_given) {
+    config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
+    options.basics.run_config.Resolve("--rmsprop-lambda",
+                                      io::FormatReal(config.sampler.rmsprop_lambda),
+                                      "the default, 2 / training entries");
+  }
+
+  const Chain<AmfModel> chain = StartChain<AmfModel>(
+      comm, [&] { return std::make_unique<AmfModel>(config, data.problem, std::move(data.share)); },
+      config.chain(), resume_payload, options.basics.out);
+  WriteRunConfig(comm, "amf", options.basics);
+  AmfModel& model = *chain.model;
+  TileEngine* engine = chain.engine.get();
+
+  const std::string comments = Comments(options, comm.size(), data.problem);
+  const std::string trace_path = options.basics.out + "/trace.csv";
+  ChainHooks hooks;
+  hooks.write_trace = [&] { WriteAmfTrace(trace_path, comments, model.trace()); };
+  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  hooks.eval_status = [&] {
+    const AmfTraceRow& row = model.trace().back();
+    char status[96];
+    std::snprintf(status, sizeof status, "log-likelihood %.6g, Phi acceptance %.3f",
+                  row.log_likelihood, row.acceptance);
+    return std::string(status);
+  };
+  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
+                                        RunRecord{"amf", options.argv}, hooks);
+  if (!outcome.finished)
+    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+
+  Eigen::MatrixXd w_mean, h_mean;
+  model.PosteriorMeans(w_mean, h_mean);
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    WriteAmfTrace(trace_path, comments, model.trace());
+    WriteMatrixNpy(options.basics.out + "/W_mean.npy", w_mean);
+    WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean);
+    const AmfTraceRow& last = model.trace().back();
+    std::printf(
+        "carousel amf: %llu iterations on %d rank(s) in %.2f s; training log-likelihood %.6g "
+        "(given Phi), Phi acceptance %.3f; posterior means of %llu samples in %s\n",
+        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
+        last.log_likelihood, last.acceptance, static_cast<unsigned long long>(model.collected()),
+        options.basics.out.c_str());
+  });
+  return 0;
+}
+
+}  // namespace carousel::cli

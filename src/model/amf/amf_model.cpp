@@ -1,0 +1,383 @@
+// AmfModel: alpha-stable NMF with mirroring on the tile engine (amf_model.hpp; HAMCMC
+// Sec. 4.2, Eq. 14-15).
+#include "carousel/model/amf/amf_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "carousel/comm/ordered_sum.hpp"
+#include "carousel/io/text_output.hpp"
+#include "carousel/model/amf/amf_pieces.hpp"
+#include "carousel/sampler/block_codec.hpp"
+#include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/error.hpp"
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+namespace {
+
+// Phi's initial draw is keyed apart from the iterations' steps (iteration t uses t).
+constexpr std::uint64_t kPhiInitIteration = std::numeric_limits<std::uint64_t>::max();
+
+// v = (WH)_ij must be positive for Eq. 15 to have a density; mirrored factors are >= 0 and
+// almost surely not all 0, but float underflow can give 0, so v is kept off it.
+double Scale(const float* w, const float* h, int k) {
+  double v = 0.0;
+  for (int f = 0; f < k; ++f) v += static_cast<double>(w[f]) * h[f];
+  return std::max(v, 1e-12);
+}
+
+}  // namespace
+
+AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare share)
+    : config_(config),
+      problem_(problem),
+      share_(std::move(share)),
+      sampler_(MakeSampler(config.sampler)),
+      zero_precision_(Eigen::VectorXf::Zero(config.rank)) {
+  if (sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
+      sampler_->needs_gradient_after_step())
+    throw UsageError("--sampler",
+                     "carousel amf supports samplers whose blocks update "
+                     "independently (sgld, psgld), not " +
+                         sampler_->name());
+}
+AmfModel::~AmfModel() = default;
+
+int AmfModel::B() const {
+  return grid_->blocks();
+}
+AmfModel::RowBlock& AmfModel::Row(int id) {
+  return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+}
+const AmfModel::RowBlock& AmfModel::Row(int id) const {
+  return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
+}
+
+std::uint64_t AmfModel::EntryId(const RowBlock& rb, int j, std::size_t r, std::uint32_t c) const {
+  const std::uint64_t i = grid_->rows().Members(rb.id)[r];
+  const std::uint64_t col = grid_->cols().Members(j)[c];
+  return i * problem_.cols + col;
+}
+
+BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const {
+  // Started near zero, v = (WH)_ij is tiny and the gradient x^2 v^(-2/alpha - 1) / (alpha Phi)
+  // throws the factors far out, from where the chain takes long to return. So every factor
+  // starts at the level c with K c^2 = mean(x)^alpha (|X| is of order v^(1/alpha), Eq. 14),
+  // times a log-normal jitter exp(init_sd z).
+  const double level = std::sqrt(
+      std::pow(std::max(static_cast<double>(problem_.mu), 1e-3), config_.alpha) / config_.rank);
+  BlockState block;
+  block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.rank);
+  for (std::size_t r = 0; r < members.size(); ++r) {
+    KeyedStream stream(config_.seed, purpose, members[r], 0);
+    for (int f = 0; f < config_.rank; ++f)
+      block.theta(static_cast<Eigen::Index>(r), f) =
+          static_cast<float>(level * std::exp(config_.init_sd * stream.normal()));
+  }
+  sampler_->InitAux(block);
+  return block;
+}
+
+std::vector<std::uint64_t> AmfModel::Attach(const TileRun& run) {
+  comm_ = run.comm;
+  grid_ = run.grid;
+  layout_ = run.layout;
+  seconds_running_ = run.seconds_running;
+  if (problem_.tiles != B() || problem_.stratum_sizes.size() != static_cast<std::size_t>(B()))
+    throw Error(ExitCode::kInternal, "AmfModel: the problem was summarised for another grid");
+  const int first = layout_->FirstRowBlock(comm_->rank());
+  rows_.resize(static_cast<std::size_t>(layout_->blocks_per_rank()));
+  constexpr std::size_t kParts = TileShare::kPartsPerTile;
+  if (share_.first_row_block != first || share_.parts.size() != rows_.size() * B() * kParts)
+    throw Error(ExitCode::kInternal, "AmfModel: the share is another rank's");
+  // The tiles as BPMF builds them (bpmf_model.cpp), with Phi beside each entry.
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    RowBlock& rb = rows_[k];
+    rb.id = first + static_cast<int>(k);
+    const std::size_t n = grid_->rows().Members(rb.id).size();
+    rb.tiles.resize(static_cast<std::size_t>(B()));
+    rb.phi.resize(static_cast<std::size_t>(B()));
+    for (int j = 0; j < B(); ++j) {
+      TileRatings& tile = rb.tiles[j];
+      tile.row_start.assign(n + 1, 0);
+      std::vector<LocalRating>* parts = &share_.parts[(k * B() + j) * kParts];
+      for (std::size_t p = 0; p < kParts; ++p) {
+        std::vector<LocalRating>& ratings = parts[p];
+        if (!std::is_sorted(ratings.begin(), ratings.end(), LocalOrder))
+          std::sort(ratings.begin(), ratings.end(), LocalOrder);
+        for (const LocalRating& r : ratings) tile.row_start[r.row + 1]++;
+      }
+      for (std::size_t r = 0; r < n; ++r) tile.row_start[r + 1] += tile.row_start[r];
+      for (std::size_t p = 0; p < kParts; ++p) {
+        for (const LocalRating& r : parts[p]) {
+          tile.col.push_back(r.col);
+          tile.value.push_back(r.value);
+        }
+        std::vector<LocalRating>().swap(parts[p]);
+      }
+      std::vector<double>& phi = rb.phi[j];
+      phi.resize(tile.size());
+      for (std::size_t r = 0; r < n; ++r)
+        for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
+          KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, tile.col[e]),
+                             kPhiInitIteration);
+          phi[e] = AmfPhiPrior(config_.alpha, stream);
+        }
+    }
+    rb.state = FreshBlock(grid_->rows().Members(rb.id), Purpose::kInitRow);
+    rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+    rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+  }
+  if (comm_->rank() == 0) h_sum_ = Eigen::MatrixXd::Zero(problem_.cols, config_.rank);
+  return problem_.stratum_sizes;
+}
+
+void AmfModel::InitColBlock(int j) {
+  cols_[j] = FreshBlock(grid_->cols().Members(j), Purpose::kInitCol);
+}
+
+// Reflection at 0 (HAMCMC Sec. 4.2): the sampler's proposal replaced by its absolute value.
+void AmfModel::Mirror(BlockState& block) const {
+  block.theta = block.theta.cwiseAbs();
+}
+
+void AmfModel::UpdateTiles(const IterationContext& ctx) {
+  t_ = ctx.t;
+  step_ = config_.step.At(ctx.t);
+  const double stratum = static_cast<double>(ctx.stratum_size);
+  batch_ = std::max(stratum, 1.0);
+  scale_ = static_cast<double>(problem_.train_count) / batch_;
+  const int k = config_.rank;
+  Matrix lik_h;
+  for (RowBlock& rb : rows_) {
+    const int j = grid_->ColBlockInStratum(rb.id, ctx.stratum);
+    BlockState& col = cols_.at(j);
+    const TileRatings& tile = rb.tiles[j];
+    std::vector<double>& phi = rb.phi[j];
+    const Matrix& w = rb.state.theta;
+    const Matrix& h = col.theta;
+    rb.lik.setZero(w.rows(), w.cols());
+    lik_h.setZero(h.rows(), h.cols());
+    const std::size_t n = tile.row_start.size() - 1;
+    for (std::size_t r = 0; r < n; ++r) {
+      const float* wr = w.row(static_cast<Eigen::Index>(r)).data();
+      for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
+        const std::uint32_t c = tile.col[e];
+        const double x = tile.value[e];
+        const double v = Scale(wr, h.row(c).data(), k);
+        // Phi_ij | x, W, H: one Metropolis step with the prior as proposal (Eq. 15).
+        KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), ctx.t);
+        bool accepted = false;
+        phi[e] =
+            AmfPhiMetropolisStep(phi[e], x, v, config_.alpha, stream, PhiFault::kNone, &accepted);
+        rb.accepted += accepted ? 1.0 : 0.0;
+        rb.proposed += 1.0;
+        // d log N(x; 0, Phi v^(2/alpha)) / dv, then dv/dW_ik = H_kj, dv/dH_kj = W_ik.
+        const float d = static_cast<float>(AmfEntryLogLikelihoodDv(x, v, phi[e], config_.alpha));
+        rb.lik.row(static_cast<Eigen::Index>(r)) += d * h.row(c);
+        lik_h.row(c) += d * w.row(static_cast<Eigen::Index>(r));
+      }
+    }
+    // The Exponential prior's constant gradient -lambda, folded into the scaled sum (header).
+    lik_h.array() -= static_cast<float>(config_.lambda_h / scale_);
+    sampler_->Step(col, BlockGradient{lik_h, scale_, batch_, zero_precision_}, step_,
+                   NoiseKey{config_.seed, Purpose::kNoiseCol, ctx.t, &grid_->cols().Members(j)});
+    Mirror(col);
+  }
+}
+
+void AmfModel::UpdateRows(const IterationContext& ctx) {
+  for (RowBlock& rb : rows_) {
+    rb.lik.array() -= static_cast<float>(config_.lambda_w / scale_);
+    sampler_->Step(
+        rb.state, BlockGradient{rb.lik, scale_, batch_, zero_precision_}, step_,
+        NoiseKey{config_.seed, Purpose::kNoiseRow, ctx.t, &grid_->rows().Members(rb.id)});
+    Mirror(rb.state);
+  }
+}
+
+std::string AmfModel::TakeColBlock(int j) {
+  const auto it = cols_.find(j);
+  if (it == cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
+  std::string bytes = EncodeBlock(it->second);
+  cols_.erase(it);
+  return bytes;
+}
+void AmfModel::PutColBlock(int j, const std::string& bytes) {
+  cols_[j] = DecodeBlock(bytes);
+}
+std::size_t AmfModel::ColBlockBytes(int j) const {
+  const auto rows = static_cast<Eigen::Index>(grid_->cols().Members(j).size());
+  return EncodedBlockSize(rows, config_.rank, sampler_->aux_count());
+}
+
+// All of H on every rank, items as rows in the input's order.
+Matrix AmfModel::GatherColumns() {
+  ByteWriter out;
+  out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
+  for (const auto& [j, block] : cols_) {
+    out.Put<std::int64_t>(j);
+    out.PutArray(block.theta.data(), static_cast<std::size_t>(block.theta.size()));
+  }
+  Matrix h(problem_.cols, config_.rank);
+  for (const std::string& part : comm_->AllGather(out.Take())) {
+    ByteReader in(part);
+    for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
+      const int j = static_cast<int>(in.Get<std::int64_t>());
+      const auto& members = grid_->cols().Members(j);
+      Matrix theta(static_cast<Eigen::Index>(members.size()), config_.rank);
+      in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
+      for (std::size_t r = 0; r < members.size(); ++r)
+        h.row(members[r]) = theta.row(static_cast<Eigen::Index>(r));
+    }
+  }
+  return h;
+}
+
+// The log-likelihood of every training entry given W, H, Phi (Eq. 15) and the Phi acceptance
+// rate, summed by row block in id order (OrderedSum): the same bits at any rank count.
+void AmfModel::Evaluate(const EvaluationContext& ctx) {
+  collected_ = ctx.collected;
+  const Matrix h = GatherColumns();
+  const int k = config_.rank;
+  enum { kLogLik, kAccepted, kProposed, kWidth };
+  KeyedPartials partials;
+  for (RowBlock& rb : rows_) {
+    std::vector<double> v(kWidth, 0.0);
+    const auto& col_blocks = grid_->cols();
+    for (int j = 0; j < B(); ++j) {
+      const TileRatings& tile = rb.tiles[j];
+      const auto& members = col_blocks.Members(j);
+      for (std::size_t r = 0; r + 1 < tile.row_start.size(); ++r) {
+        const float* wr = rb.state.theta.row(static_cast<Eigen::Index>(r)).data();
+        for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
+          const double vij = Scale(wr, h.row(members[tile.col[e]]).data(), k);
+          v[kLogLik] += AmfEntryLogLikelihood(tile.value[e], vij, rb.phi[j][e], config_.alpha);
+        }
+      }
+    }
+    v[kAccepted] = rb.accepted;
+    v[kProposed] = rb.proposed;
+    rb.accepted = rb.proposed = 0.0;
+    partials[rb.id] = v;
+    if (ctx.collect) rb.sum += rb.state.theta.cast<double>();
+  }
+  const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
+  if (comm_->rank() != 0) return;
+  if (ctx.collect) h_sum_ += h.cast<double>();
+  AmfTraceRow row;
+  row.iteration = ctx.iteration;
+  row.seconds = seconds_running_();
+  row.log_likelihood = total[kLogLik];
+  row.acceptance = total[kProposed] > 0 ? total[kAccepted] / total[kProposed]
+                                        : std::numeric_limits<double>::quiet_NaN();
+  row.samples = collected_;
+  trace_.push_back(row);
+}
+
+bool AmfModel::AllFinite() const {
+  for (const RowBlock& rb : rows_)
+    if (!rb.state.theta.allFinite()) return false;
+  for (const auto& [j, block] : cols_)
+    if (!block.theta.allFinite()) return false;
+  return true;
+}
+
+std::string AmfModel::DivergenceHint(std::uint64_t t) const {
+  return "NaN or infinity in W or H. Reduce --step (now " + io::FormatReal(config_.step.At(t)) +
+         ") or use --sampler psgld";
+}
+
+std::string AmfModel::Fingerprint() const {
+  std::ostringstream s;
+  s << "amf rows=" << problem_.rows << " cols=" << problem_.cols
+    << " entries=" << problem_.train_count << " data_crc=" << std::hex << problem_.train_checksum
+    << std::dec << " tiles=" << B() << " rank=" << config_.rank
+    << " alpha=" << io::FormatReal(config_.alpha) << " sampler=" << sampler_->name()
+    << " seed=" << config_.seed;
+  return s.str();
+}
+
+std::string AmfModel::SaveRowBlock(int id) const {
+  const RowBlock& rb = Row(id);
+  ByteWriter out;
+  out.PutBytes(EncodeBlock(rb.state));
+  for (const std::vector<double>& phi : rb.phi) out.PutVector(phi);
+  out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  out.Put(rb.accepted);
+  out.Put(rb.proposed);
+  return out.Take();
+}
+
+void AmfModel::RestoreRowBlock(int id, const std::string& bytes) {
+  RowBlock& rb = Row(id);
+  ByteReader in(bytes);
+  rb.state = DecodeBlock(in.GetBytes());
+  for (std::size_t j = 0; j < rb.phi.size(); ++j) {
+    std::vector<double> phi = in.GetVector<double>();
+    if (phi.size() != rb.phi[j].size())
+      throw Error(ExitCode::kCheckpoint, "checkpoint: Phi does not match the data");
+    rb.phi[j] = std::move(phi);
+  }
+  in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  rb.accepted = in.Get<double>();
+  rb.proposed = in.Get<double>();
+}
+
+std::string AmfModel::SaveColBlock(int j) const {
+  return EncodeBlock(cols_.at(j));
+}
+void AmfModel::RestoreColBlock(int j, const std::string& bytes) {
+  cols_[j] = DecodeBlock(bytes);
+}
+
+std::string AmfModel::SaveGlobal() const {
+  ByteWriter out;
+  out.PutVector(sampler_->global_state());
+  out.Put(collected_);
+  out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
+  out.PutVector(trace_);
+  return out.Take();
+}
+
+void AmfModel::RestoreGlobal(const std::string& bytes) {
+  ByteReader in(bytes);
+  sampler_->set_global_state(in.GetVector<double>());
+  collected_ = in.Get<std::uint64_t>();
+  Eigen::MatrixXd sum(problem_.cols, config_.rank);
+  in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
+  if (comm_->rank() == 0) h_sum_ = std::move(sum);
+  trace_ = in.GetVector<AmfTraceRow>();
+  cols_.clear();
+}
+
+void AmfModel::PosteriorMeans(Eigen::MatrixXd& w_mean, Eigen::MatrixXd& h_mean) {
+  const double n =
+      collected_ > 0 ? static_cast<double>(collected_) : std::numeric_limits<double>::quiet_NaN();
+  ByteWriter out;
+  out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
+  for (const RowBlock& rb : rows_) {
+    out.Put<std::int64_t>(rb.id);
+    out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  }
+  const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
+  if (comm_->rank() != 0) return;
+  w_mean = Eigen::MatrixXd::Zero(problem_.rows, config_.rank);
+  for (const std::string& part : parts) {
+    ByteReader in(part);
+    for (auto m = in.Get<std::int64_t>(); m > 0; --m) {
+      const int id = static_cast<int>(in.Get<std::int64_t>());
+      const auto& members = grid_->rows().Members(id);
+      Eigen::MatrixXd sum(static_cast<Eigen::Index>(members.size()), config_.rank);
+      in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
+      for (std::size_t r = 0; r < members.size(); ++r)
+        w_mean.row(members[r]) = sum.row(static_cast<Eigen::Index>(r)) / n;
+    }
+  }
+  h_mean = (h_sum_ / n).transpose();  // K x J
+}
+
+}  // namespace carousel
