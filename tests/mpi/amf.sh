@@ -88,29 +88,7 @@ done
 ITERATIONS=40000
 RUN=("${BASE[@]}" --iterations "$ITERATIONS" --burn-in 50 --eval-every 500
   --checkpoint-every 200)
-run_ok ref 2 amf "${RUN[@]}" --out "$T/ref"
-
-start_mpi "$T/killed.log" 2 amf "${RUN[@]}" --out "$T/killed"
-wait_for_iteration "$T/killed" 600 "$BG_PID"
-sleep 0.1
-kill9_run "$T/killed" "$BG_PID"
-[[ $BG_RC != 0 ]] || fail "the run to be killed had already finished; lengthen it"
-[[ ! -e $T/killed/W_mean.npy ]] || fail "the killed run wrote its final outputs"
-it=$(checkpoint_iteration "$(latest_checkpoint "$T/killed")")
-((it > 50 && it < ITERATIONS)) || fail "the killed run's last checkpoint is at iteration $it"
-run_ok resume-killed 4 amf --resume "$T/killed"
-same_amf_outputs "$T/ref" "$T/killed" "resume after kill -9 on 4 ranks"
-ok "killed with SIGKILL after iteration $it, resumed on 4 ranks: identical to the uninterrupted run"
-
-start_mpi "$T/term.log" 2 amf "${RUN[@]}" --out "$T/term"
-wait_for_iteration "$T/term" 600 "$BG_PID"
-mapfile -t ranks < <(rank_pids "$T/term")
-kill -TERM "${ranks[@]}"
-wait_bg "$BG_PID"
-[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
-run_ok resume-term 1 amf --resume "$T/term"
-same_amf_outputs "$T/ref" "$T/term" "resume after SIGTERM on 1 rank"
-ok "stopped by SIGTERM (exit 7), resumed on 1 rank: identical to the uninterrupted run"
+resume_checks amf same_amf_outputs W_mean.npy 600 "${RUN[@]}"
 
 # ---------------------------------------------------------------------------------------
 # Bad input and options.

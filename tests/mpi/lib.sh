@@ -309,6 +309,40 @@ wait_for_iteration() {
   done
 }
 
+# resume_checks CMD SAME FINAL WAIT ARGS... : the resume paths of `carousel CMD ARGS` (which
+# must checkpoint every few iterations and run a while): (a) a run on 2 ranks killed with
+# SIGKILL after its checkpoint of iteration WAIT, resumed on 4 ranks; (b) one stopped by SIGTERM
+# to its ranks (exit 7), resumed on 1 rank. Both must end with outputs that SAME (a function
+# A B WHAT) finds identical to $TEST_TMP/ref, the uninterrupted run on 2 ranks made first.
+# FINAL is an output file that only a finished run writes. $ITERATIONS: the run's length.
+resume_checks() {
+  local cmd=$1 same=$2 final=$3 wait=$4 t=$TEST_TMP it
+  shift 4
+  run_ok ref 2 "$cmd" "$@" --out "$t/ref"
+
+  start_mpi "$t/killed.log" 2 "$cmd" "$@" --out "$t/killed"
+  wait_for_iteration "$t/killed" "$wait" "$BG_PID"
+  sleep 0.1
+  kill9_run "$t/killed" "$BG_PID"
+  [[ $BG_RC != 0 ]] || fail "the run to be killed had already finished; lengthen it"
+  [[ ! -e $t/killed/$final ]] || fail "the killed run wrote its final outputs"
+  it=$(checkpoint_iteration "$(latest_checkpoint "$t/killed")")
+  ((it >= wait && it < ITERATIONS)) || fail "the killed run's last checkpoint is at iteration $it"
+  run_ok resume-killed 4 "$cmd" --resume "$t/killed"
+  "$same" "$t/ref" "$t/killed" "resume after kill -9 on 4 ranks"
+  ok "killed with SIGKILL after iteration $it, resumed on 4 ranks: identical to the uninterrupted run"
+
+  start_mpi "$t/term.log" 2 "$cmd" "$@" --out "$t/term"
+  wait_for_iteration "$t/term" "$wait" "$BG_PID"
+  mapfile -t ranks < <(rank_pids "$t/term")
+  kill -TERM "${ranks[@]}"
+  wait_bg "$BG_PID"
+  [[ $BG_RC == 7 ]] || { show_log "$t/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
+  run_ok resume-term 1 "$cmd" --resume "$t/term"
+  "$same" "$t/ref" "$t/term" "resume after SIGTERM on 1 rank"
+  ok "stopped by SIGTERM (exit 7), resumed on 1 rank: identical to the uninterrupted run"
+}
+
 # differ A B : the two files differ.
 files_differ() { ! cmp -s "$1" "$2"; }
 

@@ -62,31 +62,9 @@ ok "the draws file holds the 3 kept draws"
 
 # ---------------------------------------------------------------------------------------
 # Resume after SIGKILL (on 4 ranks) and after SIGTERM (on 1 rank).
-ITERATIONS=4000
+ITERATIONS=2000
 RUN=("${BASE[@]}" --iterations "$ITERATIONS" --burn-in 50 --eval-every 200 --checkpoint-every 100)
-run_ok ref 2 sam "${RUN[@]}" --out "$T/ref"
-
-start_mpi "$T/killed.log" 2 sam "${RUN[@]}" --out "$T/killed"
-wait_for_iteration "$T/killed" 300 "$BG_PID"
-sleep 0.1
-kill9_run "$T/killed" "$BG_PID"
-[[ $BG_RC != 0 ]] || fail "the run to be killed had already finished; lengthen it"
-[[ ! -e $T/killed/topic_vectors.npy ]] || fail "the killed run wrote its final outputs"
-it=$(checkpoint_iteration "$(latest_checkpoint "$T/killed")")
-((it > 50 && it < ITERATIONS)) || fail "the killed run's last checkpoint is at iteration $it"
-run_ok resume-killed 4 sam --resume "$T/killed"
-same_sam_outputs "$T/ref" "$T/killed" "resume after kill -9 on 4 ranks"
-ok "killed with SIGKILL after iteration $it, resumed on 4 ranks: identical to the uninterrupted run"
-
-start_mpi "$T/term.log" 2 sam "${RUN[@]}" --out "$T/term"
-wait_for_iteration "$T/term" 300 "$BG_PID"
-mapfile -t ranks < <(rank_pids "$T/term")
-kill -TERM "${ranks[@]}"
-wait_bg "$BG_PID"
-[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
-run_ok resume-term 1 sam --resume "$T/term"
-same_sam_outputs "$T/ref" "$T/term" "resume after SIGTERM on 1 rank"
-ok "stopped by SIGTERM (exit 7), resumed on 1 rank: identical to the uninterrupted run"
+resume_checks sam same_sam_outputs topic_vectors.npy 300 "${RUN[@]}"
 
 # ---------------------------------------------------------------------------------------
 # Bad input and options.
