@@ -12,7 +12,6 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/sampler_options.hpp"
-#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -144,12 +143,11 @@ void WriteMatrixNpy(const std::string& path, const Eigen::MatrixXd& m) {
 }  // namespace
 
 int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
-  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunAmfCommand)) return *code;
   AmfCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, "amf", args, options, Parse);
-  if (options.basics.chains > 1)
-    return RunSeveralChains(comm, {"amf", options.basics.chains, options.basics.out,
-                                   options.config.seed, args, RunAmfCommand});
+  std::string resume_payload;
+  if (const std::optional<int> code =
+          StartModelCommand(comm, "amf", args, RunAmfCommand, options, Parse, resume_payload))
+    return *code;
   AmfConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   options.input.tiles = config.tiles;

@@ -9,7 +9,6 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
-#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -154,12 +153,11 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "infer")
     return RunLdaInferCommand(comm, {args.begin() + 1, args.end()});
-  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunLdaCommand)) return *code;
   LdaCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, "lda", args, options, Parse);
-  if (options.basics.chains > 1)
-    return RunSeveralChains(comm, {"lda", options.basics.chains, options.basics.out,
-                                   options.config.seed, args, RunLdaCommand});
+  std::string resume_payload;
+  if (const std::optional<int> code =
+          StartModelCommand(comm, "lda", args, RunLdaCommand, options, Parse, resume_payload))
+    return *code;
 
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);

@@ -13,7 +13,6 @@
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/draw_selection.hpp"
 #include "carousel/cli/sampler_options.hpp"
-#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -189,12 +188,11 @@ io::MfModelSummary ModelSummary(const MfConfig& c, const io::LoadedMf& data, con
 }  // namespace
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
-  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunMfCommand)) return *code;
   MfCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, "mf", args, options, Parse);
-  if (options.basics.chains > 1)
-    return RunSeveralChains(comm, {"mf", options.basics.chains, options.basics.out,
-                                   options.config.seed, args, RunMfCommand});
+  std::string resume_payload;
+  if (const std::optional<int> code =
+          StartModelCommand(comm, "mf", args, RunMfCommand, options, Parse, resume_payload))
+    return *code;
 
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);

@@ -9,7 +9,6 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/sampler_options.hpp"
-#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -182,12 +181,11 @@ std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOption
 }  // namespace
 
 int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
-  if (const std::optional<int> code = ResumeSeveralChains(comm, args, RunSamCommand)) return *code;
   SamCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, "sam", args, options, Parse);
-  if (options.basics.chains > 1)
-    return RunSeveralChains(comm, {"sam", options.basics.chains, options.basics.out,
-                                   options.config.seed, args, RunSamCommand});
+  std::string resume_payload;
+  if (const std::optional<int> code =
+          StartModelCommand(comm, "sam", args, RunSamCommand, options, Parse, resume_payload))
+    return *code;
   SamConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   const auto load_start = std::chrono::steady_clock::now();

@@ -16,6 +16,7 @@
 #include "carousel/cli/output_directory.hpp"
 #include "carousel/cli/resume.hpp"
 #include "carousel/cli/run_config.hpp"
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -62,6 +63,23 @@ std::string ParseOrResume(Communicator& comm, const std::string& command,
                                            std::to_string(saved.iteration));
   });
   return payload;
+}
+
+// The start every model command shares: a --resume of a several-chain run goes on with its
+// chains; else the command line (or the resumed checkpoint's) is parsed into `options`
+// (ParseOrResume, the payload into `resume_payload`), and --chains C > 1 runs C chains of
+// `run`. Returns the job's exit code when that finished the command, nothing when the
+// command goes on with one chain.
+template <class Options, class Parse>
+std::optional<int> StartModelCommand(Communicator& comm, const std::string& command,
+                                     const std::vector<std::string>& args, ModelCommandFn run,
+                                     Options& options, Parse parse, std::string& resume_payload) {
+  if (const std::optional<int> code = ResumeSeveralChains(comm, args, run)) return code;
+  resume_payload = ParseOrResume(comm, command, args, options, parse);
+  if (options.basics.chains > 1)
+    return RunSeveralChains(
+        comm, {command, options.basics.chains, options.basics.out, options.config.seed, args, run});
+  return std::nullopt;
 }
 
 // --tiles not given (0): one tile per rank, recorded for config.toml. RankLayout checks
