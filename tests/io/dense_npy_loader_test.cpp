@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "carousel/io/npy.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::io {
@@ -76,6 +77,18 @@ class DenseNpyTest : public ::testing::Test {
   fs::path dir_;
   std::unique_ptr<Communicator> comm_ = MakeSerialCommunicator();
 };
+
+// The header alone, for reading rows by offset: the data start right after it.
+TEST_F(DenseNpyTest, HeaderGivesTheDataOffset) {
+  const std::vector<std::complex<double>> c(6, {1.0, 2.0});
+  const std::string path = Write("h.npy", "<c16", "(2, 3)", c);
+  const NpyHeader h = ReadNpyHeader(path);
+  EXPECT_EQ(h.descr, "<c16");
+  EXPECT_EQ(h.item_size, 16u);
+  EXPECT_EQ(h.shape, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(h.data_offset, fs::file_size(path) - 6 * 16);
+  EXPECT_EQ(ReadNpy(path).data.size(), 6u * 16u);  // ReadNpy reads from the same offset
+}
 
 TEST_F(DenseNpyTest, RealFloat64KeepsSignsAndEveryElement) {
   const std::vector<double> x = {1.5, -2.0, 0.0, 4.0, -0.25, 3.0};

@@ -126,6 +126,7 @@ save('fixed_wide.npy', '<f8', I, 4, [w[i][k % 2] for i in range(I) for k in rang
 save('fixed_rows.npy', '<f4', I - 1, 1, [w[i][0] for i in range(I - 1)])
 neg = [w[i][0] for i in range(I)]; neg[7] = -0.5
 save('fixed_neg.npy', '<f8', I, 1, neg)
+save('fixed80.npy', '<f4', 80, 2, [0.5 + 0.01 * e for e in range(160)])
 bad = list(real); bad[5 * J + 3] = float('nan')
 save('nan.npy', '<f8', I, J, bad)
 PY
@@ -178,6 +179,14 @@ for kind in real complex; do
   ok "dense $kind .npy with --fix-rows: 1, 2 and 4 ranks bitwise identical (means, variances, reconstruction); fixed column kept; 0 <= reconstruction <= |x|"
 done
 files_differ "$T/real-p1/W_mean.npy" "$T/complex-p1/W_mean.npy" || fail "real and complex agree"
+# --fix-rows on sparse input: rows in the order of the ids (1..80 here); no reconstruction.
+run_ok sparse-fix 2 amf "${BASE[@]}" --fix-rows "$T/fixed80.npy" --iterations 100 \
+  --eval-every 20 --out "$T/sparse-fix"
+[[ ! -e $T/sparse-fix/reconstruction.npy ]] || fail "sparse input wrote reconstruction.npy"
+npy_check 'a[0][2][0::3] + a[0][2][1::3] == a[1][2][0::2] + a[1][2][1::2]' \
+  "$T/sparse-fix/W_mean.npy" "$T/fixed80.npy" ||
+  fail "sparse input: W's first two columns are not the --fix-rows columns"
+ok "dense real and complex differ; --fix-rows on sparse input fixes W's first columns by row id"
 
 # ---------------------------------------------------------------------------------------
 # Resume after SIGKILL (on 4 ranks) and after SIGTERM (on 1 rank), on the dense input with
