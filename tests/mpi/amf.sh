@@ -12,6 +12,8 @@
 #    bitwise-identical W/H means and variances, reconstruction.npy and traces; the fixed
 #    columns come out exactly as given (variance 0); the reconstruction lies in [0, |x|];
 #    the trace names the likelihood;
+#  - denoising at alpha = 2 (the Wiener case): the reconstruction is near the oracle Wiener
+#    estimate, and not with a wrong fixed dictionary;
 #  - the resume checks run on the dense input with --fix-rows (every output compared);
 #  - a NaN element, a wrong --fix-rows shape and a negative --fix-rows value exit 3 naming
 #    the file (and the element).
@@ -187,6 +189,57 @@ npy_check 'a[0][2][0::3] + a[0][2][1::3] == a[1][2][0::2] + a[1][2][1::2]' \
   "$T/sparse-fix/W_mean.npy" "$T/fixed80.npy" ||
   fail "sparse input: W's first two columns are not the --fix-rows columns"
 ok "dense real and complex differ; --fix-rows on sparse input fixes W's first columns by row id"
+
+# ---------------------------------------------------------------------------------------
+# Denoising at alpha = 2, where the alpha-Wiener filter is the Wiener filter: X = S + N with
+# S ~ N(0, 2 v_S), N ~ N(0, 2 v_N) independent, v_S = (W_S H_S)_ij of rank 2, v_N of rank 1;
+# W_S fixed, K = 3. The oracle E[S | X] = v_S / (v_S + v_N) X uses the true scales; the
+# sampled reconstruction's mean absolute error to |oracle| must be well below that of |X|
+# itself (ratio 0.41 when this test was written), and with a wrong dictionary (W_S's rows
+# reversed) it is not (1.08): the reconstruction must be below 0.7 and the control above.
+python3 - "$T" <<'PY'
+import math, random, struct, sys
+d = sys.argv[1]
+def save(name, rows, cols, flat):
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += ' ' * ((64 - (10 + len(header) + 1) % 64) % 64) + '\n'
+    with open(d + '/' + name, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+        f.write(struct.pack('<%dd' % len(flat), *flat))
+rng = random.Random(3)
+I, J = 60, 80
+ws = [[2 * rng.random() ** 2 for k in range(2)] for i in range(I)]
+hs = [[2 * rng.random() ** 2 for j in range(J)] for k in range(2)]
+wn = [0.3 + 0.2 * rng.random() for i in range(I)]
+hn = [0.5 + rng.random() for j in range(J)]
+x, oracle = [], []
+for i in range(I):
+    for j in range(J):
+        vs, vn = ws[i][0] * hs[0][j] + ws[i][1] * hs[1][j], wn[i] * hn[j]
+        xij = math.sqrt(2 * vs) * rng.gauss(0, 1) + math.sqrt(2 * vn) * rng.gauss(0, 1)
+        x.append(xij)
+        oracle.append(vs / (vs + vn) * abs(xij))
+save('mix.npy', I, J, x)
+save('oracle.npy', I, J, oracle)
+save('ws.npy', I, 2, [ws[i][k] for i in range(I) for k in range(2)])
+save('ws_reversed.npy', I, 2, [ws[I - 1 - i][k] for i in range(I) for k in range(2)])
+PY
+# error_ratio RUN : mean |reconstruction - oracle| over mean ||x| - oracle|.
+error_ratio() {
+  python3 -c "import sys; sys.path.insert(0, '$T'); from npyload import load
+r, o, x = (load(p)[2] for p in sys.argv[1:])
+print('%.3f' % (sum(abs(a - b) for a, b in zip(r, o)) / sum(abs(abs(a) - b) for a, b in zip(x, o))))" \
+    "$1/reconstruction.npy" "$T/oracle.npy" "$T/mix.npy"
+}
+for dict in ws ws_reversed; do
+  run_ok "denoise-$dict" 2 amf --train "$T/mix.npy" --fix-rows "$T/$dict.npy" --rank 3 --alpha 2 \
+    --tiles 2 --iterations 3000 --eval-every 50 --quiet --out "$T/denoise-$dict"
+done
+good=$(error_ratio "$T/denoise-ws")
+bad=$(error_ratio "$T/denoise-ws_reversed")
+awk -v g="$good" -v b="$bad" 'BEGIN { exit !(g < 0.7 && b > 0.7) }' ||
+  fail "denoising at alpha = 2: error ratio $good with W_S (expected < 0.7), $bad with a wrong dictionary (expected > 0.7)"
+ok "denoising at alpha = 2: the reconstruction's error to the oracle Wiener estimate is $good of |x|'s ($bad with a wrong dictionary)"
 
 # ---------------------------------------------------------------------------------------
 # Resume after SIGKILL (on 4 ranks) and after SIGTERM (on 1 rank), on the dense input with
