@@ -1,6 +1,7 @@
 // A dense .npy matrix as an MfProblem and this rank's TileShare (dense_npy_loader.hpp).
 #include "carousel/io/dense_npy_loader.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
