@@ -1,11 +1,13 @@
 // `carousel amf`: alpha-stable non-negative matrix factorisation with mirroring (HAMCMC
 // Sec. 4.2, Eq. 14-15; model/amf/amf_model.hpp) on the tile engine: options, the mf loader,
-// the chain driver and the outputs (trace.csv, W_mean.npy, H_mean.npy).
+// the chain driver and the outputs (trace.csv, W_mean.npy, H_mean.npy, W_var.npy, H_var.npy
+// and, with --fix-rows on dense input, reconstruction.npy).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "carousel/cli/chain_driver.hpp"
@@ -15,6 +17,7 @@
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/io/dense_npy_loader.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/ratings_reader.hpp"
@@ -30,6 +33,7 @@ namespace {
 struct AmfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
+  std::string fix_rows;  // --fix-rows W.npy
   AmfConfig config;
   bool rmsprop_lambda_given = false;  // else PSGLD's floor is mf's, 2 / entries
   RunBasics basics{"carousel-out"};
@@ -47,8 +51,13 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
       "by distributed SG-MCMC with mirroring",
       "carousel amf"};
   SetUpCommandApp(app);
-  app.add_option("--train", o.input.train, "non-negative entries of X (any carousel mf format)");
-  app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
+  app.add_option("--train", o.input.train,
+                 "X: a dense 2-d .npy (float32/64: any real values; complex64/128: the model "
+                 "of complex data), or non-negative entries in any carousel mf format");
+  app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx (sparse input)");
+  app.add_option("--fix-rows", o.fix_rows,
+                 "I x K_f non-negative .npy (float32/64), K_f <= --rank: the first K_f columns "
+                 "of W, fixed (rows in W_mean.npy's order; dense input: row index)");
   app.add_option("--rank", c.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
   app.add_option("--alpha", c.alpha, "stability index alpha of Eq. 14 (2: Gaussian)")
       ->check(CLI::Range(0.2, 2.0));
@@ -79,6 +88,8 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
   o.input.format = io::ParseRatingsFormat(o.format);
   if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
+  if (o.format != "auto" && io::IsNpyFile(o.input.train))
+    throw UsageError("--format", "applies to sparse input, not the .npy file " + o.input.train);
   return o;
 }
 
@@ -98,7 +109,50 @@ void RejectNegative(Communicator& comm, const io::MfInput& input, const MfProble
   // The other ranks learn of rank 0's error from RunCollectively; a clean file passes.
 }
 
-std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& problem) {
+// --fix-rows: I x K_f, 1 <= K_f <= K, every element finite and >= 0; read whole by every
+// rank (it is the size of K_f columns of W), which keeps its own rows in AmfModel::Attach.
+Eigen::MatrixXf ReadFixedRows(Communicator& comm, const std::string& path, std::uint32_t rows,
+                              int rank) {
+  Eigen::MatrixXf fixed;
+  RunCollectively(comm, [&] {
+    const io::NpyArray npy = io::ReadNpy(path);
+    const bool wide = npy.descr == "<f8";
+    if ((npy.descr != "<f4" && !wide) || npy.fortran_order)
+      throw InputError(path, "--fix-rows needs a C-order float32 or float64 array, not '" +
+                                 npy.descr + "'" + (npy.fortran_order ? " in Fortran order" : ""));
+    std::string shape;
+    for (std::size_t d : npy.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    if (npy.shape.size() != 2 || npy.shape[0] != rows || npy.shape[1] < 1 ||
+        npy.shape[1] > static_cast<std::size_t>(rank))
+      throw InputError(path, "--fix-rows has shape (" + shape + "), expected (" +
+                                 std::to_string(rows) + ", K_f): a row for each of the " +
+                                 std::to_string(rows) + " rows of X and 1 <= K_f <= --rank " +
+                                 std::to_string(rank));
+    const auto cols = static_cast<Eigen::Index>(npy.shape[1]);
+    fixed.resize(rows, cols);
+    for (Eigen::Index i = 0; i < fixed.rows(); ++i)
+      for (Eigen::Index k = 0; k < cols; ++k) {
+        const std::size_t e = static_cast<std::size_t>(i * cols + k);
+        double x;
+        if (wide) {
+          std::memcpy(&x, npy.data.data() + e * sizeof x, sizeof x);
+        } else {
+          float f;
+          std::memcpy(&f, npy.data.data() + e * sizeof f, sizeof f);
+          x = f;
+        }
+        if (!std::isfinite(x) || x < 0.0 || !std::isfinite(static_cast<float>(x)))
+          throw InputError(path, "element [" + std::to_string(i) + ", " + std::to_string(k) +
+                                     "] is " + io::FormatReal(x) +
+                                     " (fixed rows of W must be finite and non-negative)");
+        fixed(i, k) = static_cast<float>(x);
+      }
+  });
+  return fixed;
+}
+
+std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& problem, bool dense,
+                     Eigen::Index fixed_cols) {
   const AmfConfig& c = o.config;
   return io::CommentBlock(
       {{"carousel", kVersion},
@@ -110,6 +164,11 @@ std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& pro
                     io::FormatReal(c.step.c)},
        {"rank", std::to_string(c.rank)},
        {"alpha", io::FormatReal(c.alpha)},
+       {"likelihood", AmfLikelihoodName(c.likelihood)},
+       {"input", dense ? "dense .npy, every element observed" : "sparse entries"},
+       {"fix_rows", o.fix_rows.empty() ? "none"
+                                       : o.fix_rows + " (the first " + std::to_string(fixed_cols) +
+                                             " columns of W)"},
        {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
                      io::FormatReal(c.lambda_h) + ")"},
        {"schedule", o.basics.schedule},
@@ -158,10 +217,25 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
                                                         : StratumSchedule::Kind::kCyclic;
   const auto load_start = std::chrono::steady_clock::now();
-  io::LoadedMf data = io::LoadMf(comm, options.input);
+  // Dense .npy input: every element observed, any real value (the model is symmetric), or
+  // complex (the paper's likelihood, Eq. 15). Sparse input: non-negative magnitudes.
+  const bool dense = io::IsNpyFile(options.input.train);
+  io::LoadedMf data;
+  if (dense) {
+    io::LoadedDense loaded =
+        io::LoadDenseNpy(comm, options.input.train, config.tiles, options.input.seed);
+    data = std::move(loaded.data);
+    if (loaded.complex) config.likelihood = AmfLikelihood::kComplex;
+  } else {
+    data = io::LoadMf(comm, options.input);
+  }
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
   (void)load;
-  RejectNegative(comm, options.input, data.problem);
+  if (!dense) RejectNegative(comm, options.input, data.problem);
+  if (!options.fix_rows.empty())
+    config.fixed_w = ReadFixedRows(comm, options.fix_rows, data.problem.rows, config.rank);
+  // The alpha-Wiener reconstruction needs the fixed part and a rest, on every entry.
+  config.reconstruct = dense && config.fixed_w.cols() > 0 && config.fixed_w.cols() < config.rank;
   // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
   // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
   if (config.step.a <= 0) {
@@ -184,11 +258,13 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const Chain<AmfModel> chain = StartChain<AmfModel>(
       comm, [&] { return std::make_unique<AmfModel>(config, data.problem, std::move(data.share)); },
       config.chain(), resume_payload, options.basics.out);
+  const Eigen::Index fixed_cols = config.fixed_w.cols();
+  config.fixed_w = Eigen::MatrixXf();  // the model keeps each rank's rows
   WriteRunConfig(comm, "amf", options.basics);
   AmfModel& model = *chain.model;
   TileEngine* engine = chain.engine.get();
 
-  const std::string comments = Comments(options, comm.size(), data.problem);
+  const std::string comments = Comments(options, comm.size(), data.problem, dense, fixed_cols);
   const std::string trace_path = options.basics.out + "/trace.csv";
   ChainHooks hooks;
   hooks.write_trace = [&] { WriteAmfTrace(trace_path, comments, model.trace()); };
@@ -205,13 +281,19 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
 
-  Eigen::MatrixXd w_mean, h_mean;
+  Eigen::MatrixXd w_mean, h_mean, w_var, h_var, reconstruction;
   model.PosteriorMeans(w_mean, h_mean);
+  model.PosteriorVariances(w_var, h_var);
+  if (config.reconstruct) model.Reconstruction(reconstruction);
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;
     WriteAmfTrace(trace_path, comments, model.trace());
     WriteMatrixNpy(options.basics.out + "/W_mean.npy", w_mean);
     WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean);
+    WriteMatrixNpy(options.basics.out + "/W_var.npy", w_var);
+    WriteMatrixNpy(options.basics.out + "/H_var.npy", h_var);
+    if (config.reconstruct)
+      WriteMatrixNpy(options.basics.out + "/reconstruction.npy", reconstruction);
     const AmfTraceRow& last = model.trace().back();
     std::printf(
         "carousel amf: %llu iterations on %d rank(s) in %.2f s; training log-likelihood %.6g "

@@ -191,63 +191,83 @@ void WriteNpy(const std::string& path, const std::uint32_t* data,
   WriteFileAtomically(path, NpyBytes(data, shape));
 }
 
-NpyArray ReadNpy(const std::string& path) {
+NpyHeader ReadNpyHeader(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  std::string prefix(std::min(file_size, kPreludeV1 + 2), '\0');
+  in.read(&prefix[0], static_cast<std::streamsize>(prefix.size()));
   if (in.bad()) throw InputError(path, "read failed");
 
-  if (bytes.size() < kPreludeV1 || std::string_view(bytes).substr(0, 6) != kMagic) {
+  if (prefix.size() < kPreludeV1 || std::string_view(prefix).substr(0, 6) != kMagic) {
     throw InputError(path, "not a .npy file");
   }
   // Versions 2.0 and 3.0 differ from 1.0 only in a uint32 header length.
-  const auto major = static_cast<unsigned char>(bytes[6]);
+  const auto major = static_cast<unsigned char>(prefix[6]);
   if (major < 1 || major > 3) {
     throw InputError(path, "unsupported .npy format version " + std::to_string(major));
   }
   const std::size_t len_bytes = major == 1 ? 2 : 4;
   const std::size_t prelude = 8 + len_bytes;
-  if (bytes.size() < prelude) throw InputError(path, "truncated .npy header");
+  if (prefix.size() < prelude) throw InputError(path, "truncated .npy header");
   std::size_t header_len = 0;
   for (std::size_t i = 0; i < len_bytes; ++i) {
-    header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    header_len |= static_cast<std::size_t>(static_cast<unsigned char>(prefix[8 + i])) << (8 * i);
   }
-  if (bytes.size() - prelude < header_len) throw InputError(path, "truncated .npy header");
-  const std::string_view header = std::string_view(bytes).substr(prelude, header_len);
+  if (file_size - prelude < header_len) throw InputError(path, "truncated .npy header");
+  std::string header_bytes(header_len, '\0');
+  in.seekg(static_cast<std::streamoff>(prelude));
+  in.read(&header_bytes[0], static_cast<std::streamsize>(header_len));
+  if (!in) throw InputError(path, "read failed");
+  const std::string_view header(header_bytes);
 
-  NpyArray array;
+  NpyHeader out;
   std::string_view descr = DictValue(header, "descr", path);
   if (descr.size() < 3 || descr.front() != '\'' || descr.back() != '\'') {
     throw InputError(path, "npy descr is not a plain type string");
   }
-  array.descr = std::string(descr.substr(1, descr.size() - 2));
+  out.descr = std::string(descr.substr(1, descr.size() - 2));
   const std::string_view order = DictValue(header, "fortran_order", path);
   if (order != "False" && order != "True") throw InputError(path, "npy fortran_order malformed");
-  array.fortran_order = order == "True";
-  array.shape = ParseShape(DictValue(header, "shape", path), path);
+  out.fortran_order = order == "True";
+  out.shape = ParseShape(DictValue(header, "shape", path), path);
 
   // descr is <byte order><kind><item size>, e.g. "<f4", "|u1".
-  std::size_t item_size = 0;
-  for (std::size_t i = 2; i < array.descr.size(); ++i) {
-    const char c = array.descr[i];
-    if (c < '0' || c > '9' || item_size > 1024) {
-      throw InputError(path, "unsupported npy descr '" + array.descr + "'");
+  for (std::size_t i = 2; i < out.descr.size(); ++i) {
+    const char c = out.descr[i];
+    if (c < '0' || c > '9' || out.item_size > 1024) {
+      throw InputError(path, "unsupported npy descr '" + out.descr + "'");
     }
-    item_size = item_size * 10 + static_cast<std::size_t>(c - '0');
+    out.item_size = out.item_size * 10 + static_cast<std::size_t>(c - '0');
   }
-  std::size_t expected = item_size;
-  for (std::size_t d : array.shape) {
+  std::size_t expected = out.item_size;
+  for (std::size_t d : out.shape) {
     if (d != 0 && expected > std::numeric_limits<std::size_t>::max() / d) {
       throw InputError(path, "npy shape too large");
     }
     expected *= d;
   }
-  const std::size_t data_begin = prelude + header_len;
-  if (bytes.size() - data_begin != expected) {
-    throw InputError(path, "npy data has " + std::to_string(bytes.size() - data_begin) +
+  out.data_offset = prelude + header_len;
+  if (file_size - out.data_offset != expected) {
+    throw InputError(path, "npy data has " + std::to_string(file_size - out.data_offset) +
                                " bytes, descr and shape say " + std::to_string(expected));
   }
-  array.data = bytes.substr(data_begin);
+  return out;
+}
+
+NpyArray ReadNpy(const std::string& path) {
+  const NpyHeader header = ReadNpyHeader(path);
+  NpyArray array;
+  array.descr = header.descr;
+  array.fortran_order = header.fortran_order;
+  array.shape = header.shape;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  in.seekg(static_cast<std::streamoff>(header.data_offset));
+  array.data.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(path, "read failed");
   return array;
 }
 

@@ -29,6 +29,7 @@
 
 #include "../sampler/ks.hpp"
 #include "../sampler/mc_stats.hpp"
+#include "amf_phi_quadrature.hpp"
 #include "carousel/model/amf/amf_pieces.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
@@ -184,35 +185,11 @@ PhiStats LevyExact(double x, double v) {
   return {1.0 / r, kEulerGamma + std::log(r)};
 }
 
-// The exact conditional's moments at any alpha < 2 by quadrature of Kanter's representation:
-// Phi = 2 (Z(U) / E)^((1-a)/a), U ~ U(0, pi), E = e^t ~ Exp(1), so
-//   E[g(Phi) l(Phi)] = (1/pi) int_0^pi du int exp(t - e^t) g(Phi(u, t)) l(Phi(u, t)) dt,
-// by the midpoint rule on 1500 x 3000 nodes (t in [-45, 4]: the weight exp(t - e^t) is below
-// e^-45 outside); the integrand is bounded and smooth inside, continuous at the ends (near
-// u = pi, l ~ Phi^(-1/2) ~ (pi - u)^(1/(2a))). Checked against LevyExact at alpha = 1.
+// The exact conditional's moments at any alpha < 2 by quadrature of Kanter's representation
+// (amf_phi_quadrature.hpp), checked against LevyExact at alpha = 1.
 PhiStats QuadratureExact(double x, double v, double alpha) {
-  const double a = 0.5 * alpha, c = 0.5 * x * x / std::pow(v, 2.0 / alpha);
-  const int nu = 1500, nt = 3000;
-  const double t_lo = -45.0, t_hi = 4.0, ht = (t_hi - t_lo) / nt;
-  std::vector<double> t_weight(nt), t_val(nt);
-  for (int j = 0; j < nt; ++j) {
-    t_val[j] = t_lo + (j + 0.5) * ht;
-    t_weight[j] = std::exp(t_val[j] - std::exp(t_val[j]));
-  }
-  double d = 0.0, n_inv = 0.0, n_log = 0.0;
-  for (int i = 0; i < nu; ++i) {
-    const double u = kPi * (i + 0.5) / nu;
-    const double log_z = LogZolotarev(a, u);
-    for (int j = 0; j < nt; ++j) {
-      const double log_phi = std::log(2.0) + (1.0 - a) / a * (log_z - t_val[j]);
-      const double inv_phi = std::exp(-log_phi);
-      const double w = t_weight[j] * std::exp(-0.5 * log_phi - c * inv_phi);
-      d += w;
-      n_inv += w * inv_phi;
-      n_log += w * log_phi;
-    }
-  }
-  return {n_inv / d, n_log / d};
+  const amf_test::PhiMoments q = amf_test::PhiConditionalByQuadrature(x, v, alpha, 0.5);
+  return {q.inv, q.log};
 }
 
 // E[exp(-s Phi)] by the same quadrature: checks LogZolotarev (the quadrature's only input)
@@ -522,7 +499,10 @@ AlphaTwoResult RunAlphaTwoChain(const DvFunction& dv, long steps) {
 
 TEST(AmfAlphaTwo, MirroredSgldOnHMatchesInverseGammaPosterior) {
   const auto start = std::chrono::steady_clock::now();
-  const AlphaTwoResult good = RunAlphaTwoChain(AmfEntryLogLikelihoodDv, 4000000);
+  const AlphaTwoResult good =
+      RunAlphaTwoChain([](double x, double v, double phi,
+                          double alpha) { return AmfEntryLogLikelihoodDv(x, v, phi, alpha); },
+                       4000000);
   const Eigen::VectorXd m_exact = Eigen::VectorXd::Constant(1, good.mean);
   const Eigen::MatrixXd v_exact = Eigen::MatrixXd::Constant(1, 1, good.var);
   const mc::Moments& est = good.est;

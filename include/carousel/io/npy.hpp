@@ -62,6 +62,18 @@ struct NpyArray {
   std::string data;                // raw element bytes as stored in the file
 };
 
+// The header of a .npy file: what ReadNpy checks, without the data, so that a caller can
+// read only the rows it needs (data_offset + row * row bytes; the file's size was checked
+// against descr and shape). Throws carousel::InputError(path, problem).
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+  std::size_t item_size = 0;    // bytes of one element, from descr
+  std::size_t data_offset = 0;  // of the first element in the file
+};
+NpyHeader ReadNpyHeader(const std::string& path);
+
 // Minimal reader (for tests and tools, not a general .npy parser): accepts format
 // versions 1.x-3.x with a plain dict header. Checks that the data size matches descr and
 // shape. Throws carousel::InputError(path, problem) on missing or malformed files.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -29,6 +30,18 @@ double Scale(const float* w, const float* h, int k) {
   return std::max(v, 1e-12);
 }
 
+// Welford's update of a sum and a sum of squared deviations with draw number n (from 1):
+// the deviation from the mean before and after the draw, in double.
+void AddDraw(Eigen::MatrixXd& sum, Eigen::MatrixXd& m2, const Eigen::MatrixXd& x, std::uint64_t n) {
+  if (n <= 1) {
+    sum += x;  // the first draw: no deviation yet
+    return;
+  }
+  const Eigen::MatrixXd before = x - sum / static_cast<double>(n - 1);
+  sum += x;
+  m2.array() += before.array() * (x - sum / static_cast<double>(n)).array();
+}
+
 }  // namespace
 
 AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare share)
@@ -36,7 +49,21 @@ AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare 
       problem_(problem),
       share_(std::move(share)),
       sampler_(MakeSampler(config.sampler)),
-      zero_precision_(Eigen::VectorXf::Zero(config.rank)) {
+      zero_precision_(Eigen::VectorXf::Zero(config.rank)),
+      fixed_cols_(config.fixed_w.cols()) {
+  if (fixed_cols_ > config.rank || (fixed_cols_ > 0 && config.fixed_w.rows() != problem.rows))
+    throw Error(ExitCode::kInternal, "AmfModel: the fixed columns do not fit W");
+  if (config.reconstruct &&
+      (fixed_cols_ == 0 || problem.train_count != std::uint64_t{problem.rows} * problem.cols))
+    throw Error(ExitCode::kInternal, "AmfModel: reconstruction needs dense data and fixed rows");
+  // FNV-1a over the fixed values' bits: a resumed run must fix the same W.
+  fixed_crc_ = 1469598103934665603ULL;
+  for (Eigen::Index i = 0; i < config.fixed_w.size(); ++i) {
+    std::uint32_t bits;
+    const float f = config.fixed_w.data()[i];
+    std::memcpy(&bits, &f, sizeof bits);
+    fixed_crc_ = (fixed_crc_ ^ bits) * 1099511628211ULL;
+  }
   if (sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
       sampler_->needs_gradient_after_step())
     throw UsageError("--sampler",
@@ -127,11 +154,20 @@ std::vector<std::uint64_t> AmfModel::Attach(const TileRun& run) {
           phi[e] = AmfPhiPrior(config_.alpha, stream);
         }
     }
-    rb.state = FreshBlock(grid_->rows().Members(rb.id), Purpose::kInitRow);
+    const auto& members = grid_->rows().Members(rb.id);
+    rb.state = FreshBlock(members, Purpose::kInitRow);
+    rb.fixed.resize(static_cast<Eigen::Index>(members.size()), fixed_cols_);
+    for (std::size_t r = 0; r < members.size(); ++r)
+      rb.fixed.row(static_cast<Eigen::Index>(r)) = config_.fixed_w.row(members[r]);
+    rb.state.theta.leftCols(fixed_cols_) = rb.fixed;
     rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
     rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+    rb.m2 = rb.sum;
+    if (config_.reconstruct)
+      for (const TileRatings& tile : rb.tiles) rb.recon.emplace_back(tile.size(), 0.0);
   }
-  if (comm_->rank() == 0) h_sum_ = Eigen::MatrixXd::Zero(problem_.cols, config_.rank);
+  config_.fixed_w = Eigen::MatrixXf();  // each rank keeps its own rows only (rb.fixed)
+  if (comm_->rank() == 0) h_sum_ = h_m2_ = Eigen::MatrixXd::Zero(problem_.cols, config_.rank);
   return problem_.stratum_sizes;
 }
 
@@ -142,6 +178,11 @@ void AmfModel::InitColBlock(int j) {
 // Reflection at 0 (HAMCMC Sec. 4.2): the sampler's proposal replaced by its absolute value.
 void AmfModel::Mirror(BlockState& block) const {
   block.theta = block.theta.cwiseAbs();
+}
+
+// The fixed columns of W (--fix-rows) put back after the row block's step.
+void AmfModel::HoldFixed(RowBlock& rb) const {
+  rb.state.theta.leftCols(fixed_cols_) = rb.fixed;
 }
 
 void AmfModel::UpdateTiles(const IterationContext& ctx) {
@@ -171,12 +212,13 @@ void AmfModel::UpdateTiles(const IterationContext& ctx) {
         // Phi_ij | x, W, H: one Metropolis step with the prior as proposal (Eq. 15).
         KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), ctx.t);
         bool accepted = false;
-        phi[e] =
-            AmfPhiMetropolisStep(phi[e], x, v, config_.alpha, stream, PhiFault::kNone, &accepted);
+        phi[e] = AmfPhiMetropolisStep(phi[e], x, v, config_.alpha, stream, PhiFault::kNone,
+                                      &accepted, config_.likelihood);
         rb.accepted += accepted ? 1.0 : 0.0;
         rb.proposed += 1.0;
         // d log N(x; 0, Phi v^(2/alpha)) / dv, then dv/dW_ik = H_kj, dv/dH_kj = W_ik.
-        const float d = static_cast<float>(AmfEntryLogLikelihoodDv(x, v, phi[e], config_.alpha));
+        const float d = static_cast<float>(
+            AmfEntryLogLikelihoodDv(x, v, phi[e], config_.alpha, config_.likelihood));
         rb.lik.row(static_cast<Eigen::Index>(r)) += d * h.row(c);
         lik_h.row(c) += d * w.row(static_cast<Eigen::Index>(r));
       }
@@ -192,10 +234,12 @@ void AmfModel::UpdateTiles(const IterationContext& ctx) {
 void AmfModel::UpdateRows(const IterationContext& ctx) {
   for (RowBlock& rb : rows_) {
     rb.lik.array() -= static_cast<float>(config_.lambda_w / scale_);
+    rb.lik.leftCols(fixed_cols_).setZero();  // --fix-rows: no drift on the fixed columns
     sampler_->Step(
         rb.state, BlockGradient{rb.lik, scale_, batch_, zero_precision_}, step_,
         NoiseKey{config_.seed, Purpose::kNoiseRow, ctx.t, &grid_->rows().Members(rb.id)});
     Mirror(rb.state);
+    HoldFixed(rb);
   }
 }
 
@@ -251,11 +295,19 @@ void AmfModel::Evaluate(const EvaluationContext& ctx) {
     for (int j = 0; j < B(); ++j) {
       const TileRatings& tile = rb.tiles[j];
       const auto& members = col_blocks.Members(j);
+      const bool reconstruct = ctx.collect && config_.reconstruct;
       for (std::size_t r = 0; r + 1 < tile.row_start.size(); ++r) {
         const float* wr = rb.state.theta.row(static_cast<Eigen::Index>(r)).data();
         for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
-          const double vij = Scale(wr, h.row(members[tile.col[e]]).data(), k);
-          v[kLogLik] += AmfEntryLogLikelihood(tile.value[e], vij, rb.phi[j][e], config_.alpha);
+          const float* hc = h.row(members[tile.col[e]]).data();
+          const double vij = Scale(wr, hc, k);
+          v[kLogLik] += AmfEntryLogLikelihood(tile.value[e], vij, rb.phi[j][e], config_.alpha,
+                                              config_.likelihood);
+          if (!reconstruct) continue;
+          // The alpha-Wiener mask of the fixed part (amf_model.hpp), times |x|.
+          double fixed = 0.0;
+          for (int f = 0; f < fixed_cols(); ++f) fixed += static_cast<double>(wr[f]) * hc[f];
+          rb.recon[j][e] += fixed / vij * std::abs(static_cast<double>(tile.value[e]));
         }
       }
     }
@@ -263,11 +315,11 @@ void AmfModel::Evaluate(const EvaluationContext& ctx) {
     v[kProposed] = rb.proposed;
     rb.accepted = rb.proposed = 0.0;
     partials[rb.id] = v;
-    if (ctx.collect) rb.sum += rb.state.theta.cast<double>();
+    if (ctx.collect) AddDraw(rb.sum, rb.m2, rb.state.theta.cast<double>(), ctx.collected);
   }
   const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
   if (comm_->rank() != 0) return;
-  if (ctx.collect) h_sum_ += h.cast<double>();
+  if (ctx.collect) AddDraw(h_sum_, h_m2_, h.cast<double>(), ctx.collected);
   AmfTraceRow row;
   row.iteration = ctx.iteration;
   row.seconds = seconds_running_();
@@ -297,7 +349,9 @@ std::string AmfModel::Fingerprint() const {
     << " entries=" << problem_.train_count << " data_crc=" << std::hex << problem_.train_checksum
     << std::dec << " tiles=" << B() << " rank=" << config_.rank
     << " alpha=" << io::FormatReal(config_.alpha) << " sampler=" << sampler_->name()
-    << " seed=" << config_.seed;
+    << " likelihood=" << (config_.likelihood == AmfLikelihood::kComplex ? "complex" : "real")
+    << " fixed_cols=" << fixed_cols_ << " fixed_crc=" << std::hex << fixed_crc_ << std::dec
+    << " reconstruct=" << config_.reconstruct << " seed=" << config_.seed;
   return s.str();
 }
 
@@ -307,6 +361,8 @@ std::string AmfModel::SaveRowBlock(int id) const {
   out.PutBytes(EncodeBlock(rb.state));
   for (const std::vector<double>& phi : rb.phi) out.PutVector(phi);
   out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  out.PutArray(rb.m2.data(), static_cast<std::size_t>(rb.m2.size()));
+  for (const std::vector<double>& recon : rb.recon) out.PutVector(recon);
   out.Put(rb.accepted);
   out.Put(rb.proposed);
   return out.Take();
@@ -323,6 +379,13 @@ void AmfModel::RestoreRowBlock(int id, const std::string& bytes) {
     rb.phi[j] = std::move(phi);
   }
   in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+  in.GetArray(rb.m2.data(), static_cast<std::size_t>(rb.m2.size()));
+  for (std::vector<double>& recon : rb.recon) {
+    std::vector<double> saved = in.GetVector<double>();
+    if (saved.size() != recon.size())
+      throw Error(ExitCode::kCheckpoint, "checkpoint: the reconstruction does not match the data");
+    recon = std::move(saved);
+  }
   rb.accepted = in.Get<double>();
   rb.proposed = in.Get<double>();
 }
@@ -339,6 +402,7 @@ std::string AmfModel::SaveGlobal() const {
   out.PutVector(sampler_->global_state());
   out.Put(collected_);
   out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
+  out.PutArray(h_m2_.data(), static_cast<std::size_t>(h_m2_.size()));
   out.PutVector(trace_);
   return out.Take();
 }
@@ -349,35 +413,91 @@ void AmfModel::RestoreGlobal(const std::string& bytes) {
   collected_ = in.Get<std::uint64_t>();
   Eigen::MatrixXd sum(problem_.cols, config_.rank);
   in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
-  if (comm_->rank() == 0) h_sum_ = std::move(sum);
+  Eigen::MatrixXd m2(problem_.cols, config_.rank);
+  in.GetArray(m2.data(), static_cast<std::size_t>(m2.size()));
+  if (comm_->rank() == 0) {
+    h_sum_ = std::move(sum);
+    h_m2_ = std::move(m2);
+  }
   trace_ = in.GetVector<AmfTraceRow>();
   cols_.clear();
 }
 
-void AmfModel::PosteriorMeans(Eigen::MatrixXd& w_mean, Eigen::MatrixXd& h_mean) {
-  const double n =
-      collected_ > 0 ? static_cast<double>(collected_) : std::numeric_limits<double>::quiet_NaN();
+Eigen::MatrixXd AmfModel::GatherRowBlocks(
+    const std::function<const Eigen::MatrixXd&(const RowBlock&)>& of, int cols) {
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
   for (const RowBlock& rb : rows_) {
     out.Put<std::int64_t>(rb.id);
-    out.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
+    out.PutArray(of(rb).data(), static_cast<std::size_t>(of(rb).size()));
   }
   const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
-  if (comm_->rank() != 0) return;
-  w_mean = Eigen::MatrixXd::Zero(problem_.rows, config_.rank);
+  if (comm_->rank() != 0) return {};
+  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(problem_.rows, cols);
   for (const std::string& part : parts) {
     ByteReader in(part);
     for (auto m = in.Get<std::int64_t>(); m > 0; --m) {
       const int id = static_cast<int>(in.Get<std::int64_t>());
       const auto& members = grid_->rows().Members(id);
-      Eigen::MatrixXd sum(static_cast<Eigen::Index>(members.size()), config_.rank);
-      in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
+      Eigen::MatrixXd block(static_cast<Eigen::Index>(members.size()), cols);
+      in.GetArray(block.data(), static_cast<std::size_t>(block.size()));
       for (std::size_t r = 0; r < members.size(); ++r)
-        w_mean.row(members[r]) = sum.row(static_cast<Eigen::Index>(r)) / n;
+        all.row(members[r]) = block.row(static_cast<Eigen::Index>(r));
     }
   }
+  return all;
+}
+
+void AmfModel::PosteriorMeans(Eigen::MatrixXd& w_mean, Eigen::MatrixXd& h_mean) {
+  const double n =
+      collected_ > 0 ? static_cast<double>(collected_) : std::numeric_limits<double>::quiet_NaN();
+  Eigen::MatrixXd w_sum = GatherRowBlocks(
+      [](const RowBlock& rb) -> const Eigen::MatrixXd& { return rb.sum; }, config_.rank);
+  if (comm_->rank() != 0) return;
+  w_mean = w_sum / n;
   h_mean = (h_sum_ / n).transpose();  // K x J
+}
+
+void AmfModel::PosteriorVariances(Eigen::MatrixXd& w_var, Eigen::MatrixXd& h_var) {
+  const double n =
+      collected_ > 0 ? static_cast<double>(collected_) : std::numeric_limits<double>::quiet_NaN();
+  Eigen::MatrixXd w_m2 = GatherRowBlocks(
+      [](const RowBlock& rb) -> const Eigen::MatrixXd& { return rb.m2; }, config_.rank);
+  if (comm_->rank() != 0) return;
+  w_var = w_m2 / n;
+  h_var = (h_m2_ / n).transpose();  // K x J
+}
+
+// Dense data only (the constructor checks): every tile is full, so entry e of tile (rb, j)
+// is local row e / |cols of j|, local column e % |cols of j|.
+void AmfModel::Reconstruction(Eigen::MatrixXd& out) {
+  if (!config_.reconstruct) throw Error(ExitCode::kInternal, "AmfModel: no reconstruction kept");
+  const double n =
+      collected_ > 0 ? static_cast<double>(collected_) : std::numeric_limits<double>::quiet_NaN();
+  ByteWriter bytes;
+  bytes.Put<std::int64_t>(static_cast<std::int64_t>(rows_.size()));
+  for (const RowBlock& rb : rows_) {
+    bytes.Put<std::int64_t>(rb.id);
+    for (const std::vector<double>& recon : rb.recon) bytes.PutVector(recon);
+  }
+  const std::vector<std::string> parts = comm_->GatherToRoot(bytes.Take());
+  if (comm_->rank() != 0) return;
+  out = Eigen::MatrixXd::Zero(problem_.rows, problem_.cols);
+  for (const std::string& part : parts) {
+    ByteReader in(part);
+    for (auto m = in.Get<std::int64_t>(); m > 0; --m) {
+      const int id = static_cast<int>(in.Get<std::int64_t>());
+      const auto& rows = grid_->rows().Members(id);
+      for (int j = 0; j < B(); ++j) {
+        const auto& cols = grid_->cols().Members(j);
+        const std::vector<double> recon = in.GetVector<double>();
+        if (recon.size() != rows.size() * cols.size())
+          throw Error(ExitCode::kInternal, "AmfModel: a tile of the reconstruction is not full");
+        for (std::size_t e = 0; e < recon.size(); ++e)
+          out(rows[e / cols.size()], cols[e % cols.size()]) = recon[e] / n;
+      }
+    }
+  }
 }
 
 }  // namespace carousel

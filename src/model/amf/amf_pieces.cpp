@@ -32,17 +32,35 @@ double AmfDrawEntry(double v, double alpha, KeyedStream& rng) {
   return std::sqrt(phi) * std::pow(v, 1.0 / alpha) * rng.normal();
 }
 
-double AmfEntryLogLikelihood(double x, double v, double phi, double alpha) {
-  const double variance = phi * std::pow(v, 2.0 / alpha);
-  return -0.5 * std::log(2.0 * 3.14159265358979323846 * variance) - 0.5 * x * x / variance;
+const char* AmfLikelihoodName(AmfLikelihood likelihood) {
+  return likelihood == AmfLikelihood::kComplex
+             ? "complex: X_ij ~ N_c(0, Phi_ij v_ij^(2/alpha)), log N_c = -log(pi S) - |x|^2 / S"
+             : "real: X_ij ~ N(0, Phi_ij v_ij^(2/alpha)), log N = -log(2 pi S) / 2 - x^2 / (2 S)";
 }
 
-double AmfEntryLogLikelihoodDv(double x, double v, double phi, double alpha) {
-  return (-1.0 / v + x * x * std::pow(v, -2.0 / alpha - 1.0) / phi) / alpha;
+double AmfDrawComplexModulus(double v, double alpha, KeyedStream& rng) {
+  const double phi = AmfPhiPrior(alpha, rng);
+  return std::sqrt(phi * std::pow(v, 2.0 / alpha) * -std::log(rng.uniform()));
+}
+
+double AmfEntryLogLikelihood(double x, double v, double phi, double alpha,
+                             AmfLikelihood likelihood) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double variance = phi * std::pow(v, 2.0 / alpha);
+  if (likelihood == AmfLikelihood::kComplex) return -std::log(kPi * variance) - x * x / variance;
+  return -0.5 * std::log(2.0 * kPi * variance) - 0.5 * x * x / variance;
+}
+
+double AmfEntryLogLikelihoodDv(double x, double v, double phi, double alpha,
+                               AmfLikelihood likelihood) {
+  // The complex density is the real one squared in the normaliser and doubled in the
+  // exponent's |x|^2 / S, so its derivative is twice the real one's.
+  const double c = likelihood == AmfLikelihood::kComplex ? 2.0 : 1.0;
+  return c * (-1.0 / v + x * x * std::pow(v, -2.0 / alpha - 1.0) / phi) / alpha;
 }
 
 double AmfPhiMetropolisStep(double phi, double x, double v, double alpha, KeyedStream& rng,
-                            PhiFault fault, bool* accepted) {
+                            PhiFault fault, bool* accepted, AmfLikelihood likelihood) {
   // A non-finite datum or scale is a diverged chain (W or H); a non-positive one is a bug of
   // the caller (mirroring keeps W, H >= 0 and v = 0 has no likelihood).
   if (!std::isfinite(x) || !std::isfinite(v) || !std::isfinite(phi))
@@ -51,10 +69,12 @@ double AmfPhiMetropolisStep(double phi, double x, double v, double alpha, KeyedS
     throw Error(ExitCode::kInternal, "alpha-stable MF: v and Phi must be positive");
   const double proposal = AmfPhiPrior(alpha, rng);
   const double u = rng.uniform();
-  // log l(Phi') - log l(Phi), l(Phi) = Phi^(-1/2) exp(-x^2 / (2 Phi s^2)) (header); in this
-  // form a proposal that overflowed to +inf gives -x^2/(2 s^2) (1/inf - 1/phi) - inf = -inf.
-  const double c = 0.5 * x * x / std::pow(v, 2.0 / alpha);
-  double log_ratio = -0.5 * std::log(proposal / phi) - c * (1.0 / proposal - 1.0 / phi);
+  // log l(Phi') - log l(Phi), l(Phi) = Phi^(-p) exp(-2 p x^2 / (2 Phi s^2)) with p = 1/2 (real)
+  // or 1 (complex: Phi^-1 exp(-|x|^2 / (Phi s^2))) (header); in this form a proposal that
+  // overflowed to +inf gives -c (1/inf - 1/phi) - inf = -inf.
+  const double p = likelihood == AmfLikelihood::kComplex ? 1.0 : 0.5;
+  const double c = p * x * x / std::pow(v, 2.0 / alpha);
+  double log_ratio = -p * std::log(proposal / phi) - c * (1.0 / proposal - 1.0 / phi);
   if (fault == PhiFault::kInvertedRatio) log_ratio = -log_ratio;
   const bool accept =
       fault == PhiFault::kAlwaysAccept || log_ratio >= 0.0 || std::log(u) < log_ratio;

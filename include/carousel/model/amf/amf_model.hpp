@@ -25,17 +25,31 @@
 // coupled ones (HAMCMC, SGNHT) would need the reflection inside their L-BFGS pairs.
 //
 // The trace's log-likelihood is that of every observed training entry given the current W,
-// H and Phi (Eq. 15): the marginal alpha-stable density has no closed form.
+// H and Phi (Eq. 15): the marginal alpha-stable density has no closed form. Real data use
+// the real Gaussian, complex data (kept as |x|) the circular complex one (AmfLikelihood).
+//
+// Fixed rows (--fix-rows, the paper's denoising use): the first K_f columns of W are given
+// and never change (their gradient is zeroed and their values put back after each step);
+// the other K - K_f columns, H and Phi are sampled.
+//
+// Kept draws: the sums and the sums of squared deviations (Welford's update, in double) of
+// W and H, for the posterior means and variances; with fixed rows on dense data, the sum of
+// the alpha-Wiener estimate m_ij |X_ij| of every entry, m_ij = (W_f H_f)_ij / (W H)_ij with
+// W_f H_f over the fixed columns (for independent alpha-stable sources the scales add in
+// sigma^alpha = v, so E[S | X] = v_S / (v_S + v_N) X: Liutkus and Badeau 2015, "Generalized
+// Wiener filtering with fractional power spectrograms").
 #pragma once
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "carousel/data/mf_problem.hpp"
+#include "carousel/model/amf/amf_pieces.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/sampler.hpp"
@@ -59,6 +73,12 @@ struct AmfConfig {
   std::uint64_t thin = 0;  // 0: --eval-every
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
+
+  AmfLikelihood likelihood = AmfLikelihood::kReal;
+  // I x K_f, rows in W's order: the fixed first K_f columns of W (empty: none). Each rank
+  // keeps its own rows of it from Attach on.
+  Eigen::MatrixXf fixed_w;
+  bool reconstruct = false;  // accumulate the alpha-Wiener reconstruction (dense data only)
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
@@ -106,17 +126,26 @@ class AmfModel : public TileModel {
   // Collective: the posterior means over the kept draws, I x K and K x J (row-major), on
   // rank 0 (empty elsewhere).
   void PosteriorMeans(Eigen::MatrixXd& w_mean, Eigen::MatrixXd& h_mean);
+  // Collective: the variances of the kept draws (sum of squared deviations / their number),
+  // I x K and K x J, on rank 0.
+  void PosteriorVariances(Eigen::MatrixXd& w_var, Eigen::MatrixXd& h_var);
+  // Collective: the posterior mean of m_ij |X_ij| (header), I x J, on rank 0; needs
+  // config.reconstruct.
+  void Reconstruction(Eigen::MatrixXd& out);
   std::uint64_t collected() const { return collected_; }
 
  private:
   struct RowBlock {
     int id = 0;
-    BlockState state;                       // W's rows, I_b x K
-    Matrix lik;                             // this iteration's gradient sum for W
-    std::vector<TileRatings> tiles;         // by column block
-    std::vector<std::vector<double>> phi;   // Phi_ij of each tile's entries, in tile order
-    Eigen::MatrixXd sum;                    // of W over the kept draws
-    double accepted = 0.0, proposed = 0.0;  // Phi proposals since the last evaluation
+    BlockState state;                        // W's rows, I_b x K
+    Matrix lik;                              // this iteration's gradient sum for W
+    std::vector<TileRatings> tiles;          // by column block
+    std::vector<std::vector<double>> phi;    // Phi_ij of each tile's entries, in tile order
+    Eigen::MatrixXd sum;                     // of W over the kept draws
+    Eigen::MatrixXd m2;                      // of W's squared deviations (Welford)
+    Matrix fixed;                            // the fixed columns of W's rows, I_b x K_f
+    std::vector<std::vector<double>> recon;  // sum of m_ij |x_ij| by tile entry (reconstruct)
+    double accepted = 0.0, proposed = 0.0;   // Phi proposals since the last evaluation
   };
 
   int B() const;
@@ -126,6 +155,11 @@ class AmfModel : public TileModel {
   std::uint64_t EntryId(const RowBlock& rb, int j, std::size_t r, std::uint32_t c) const;
   Matrix GatherColumns();
   void Mirror(BlockState& block) const;
+  void HoldFixed(RowBlock& rb) const;
+  int fixed_cols() const { return static_cast<int>(fixed_cols_); }
+  // On rank 0: I x cols, row r of each row block's matrix at its member's row.
+  Eigen::MatrixXd GatherRowBlocks(const std::function<const Eigen::MatrixXd&(const RowBlock&)>& of,
+                                  int cols);
 
   AmfConfig config_;
   const MfProblem& problem_;
@@ -143,6 +177,9 @@ class AmfModel : public TileModel {
   std::uint64_t t_ = 0;
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_;  // rank 0: of H (J x K, items as rows) over the kept draws
+  Eigen::MatrixXd h_m2_;   // rank 0: of H's squared deviations (Welford)
+  Eigen::Index fixed_cols_ = 0;
+  std::uint64_t fixed_crc_ = 0;  // of the fixed columns, for the checkpoint's fingerprint
   std::vector<AmfTraceRow> trace_;
 };
 

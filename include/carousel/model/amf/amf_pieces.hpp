@@ -18,8 +18,10 @@
 // stable of positive_stable.hpp. Then E[exp(i t X)] = E[exp(-t^2 Phi v^(2/alpha) / 2)]
 // = exp(-(t^2 v^(2/alpha))^(alpha/2)) = exp(-v |t|^alpha): X is S_alpha(v^(1/alpha)) as Eq. 14
 // says. At alpha = 2 Phi = 2 surely and X ~ N(0, 2 v) (the Gaussian variance model).
-// (The paper's data are complex, N_c(0, s^2) with E|x|^2 = s^2; here they are real. The
-// complex form changes the likelihood below to Phi^-1 exp(-|x|^2 / (Phi s^2)).)
+// The paper's data are complex (STFT coefficients): X_ij | W, H, Phi ~ N_c(0, Phi s^2), the
+// circular complex Gaussian with E|x|^2 = Phi s^2, log N_c(x; 0, S) = -log(pi S) - |x|^2 / S.
+// Only |x| enters it, so complex data are kept as moduli. AmfLikelihood picks the real or the
+// complex form in every piece below; the Phi prior is the same for both.
 //
 // The Metropolis step for Phi_ij (HAMCMC Sec. 4.2: "the proposal is the prior"). Its
 // conditional is p(Phi | x, v) ∝ p(Phi) l(Phi), l(Phi) = N(x; 0, Phi s^2), s^2 = v^(2/alpha).
@@ -28,7 +30,8 @@
 //   p(Phi') l(Phi') q(Phi) / (p(Phi) l(Phi) q(Phi')) = l(Phi') / l(Phi),   q = p,
 //
 // so the prior density (no closed form) cancels and only the Gaussian likelihood ratio is
-// needed: log l(Phi) = -log(Phi) / 2 - x^2 / (2 Phi s^2) + const.
+// needed: log l(Phi) = -log(Phi) / 2 - x^2 / (2 Phi s^2) + const (real), and
+// log l(Phi) = -log(Phi) - |x|^2 / (Phi s^2) + const (complex).
 //
 // W and H are sampled by SG-MCMC on their full conditionals with mirroring (Patterson and
 // Teh 2013, Sec. 3.1; HAMCMC Sec. 4.2): a Langevin step whose result is replaced by its
@@ -43,6 +46,11 @@ namespace carousel {
 
 class KeyedStream;
 
+// Which Gaussian Eq. 15 means: real N(0, S) for real data, circular complex N_c(0, S) for
+// complex data (the paper's), given |x|.
+enum class AmfLikelihood { kReal, kComplex };
+const char* AmfLikelihoodName(AmfLikelihood likelihood);
+
 // A draw of Phi from its prior (Eq. 15): 2 A, A with Laplace transform exp(-s^(alpha/2)).
 // alpha in (0, 2]; may overflow to +inf for alpha below about 0.1.
 double AmfPhiPrior(double alpha, KeyedStream& rng);
@@ -53,12 +61,20 @@ double AmfPhiLogLaplace(double alpha, double s);
 // X_ij drawn from Eq. 14 by way of Eq. 15 (Phi, then a Gaussian).
 double AmfDrawEntry(double v, double alpha, KeyedStream& rng);
 
-// log N(x; 0, phi v^(2/alpha)), the entry's log likelihood given Phi (Eq. 15).
-double AmfEntryLogLikelihood(double x, double v, double phi, double alpha);
+// |X_ij| of a complex entry drawn from Eq. 15 (Phi from its prior, then N_c(0, Phi s^2):
+// |x|^2 = Phi s^2 E, E ~ Exp(1)).
+double AmfDrawComplexModulus(double v, double alpha, KeyedStream& rng);
 
-// d/dv of AmfEntryLogLikelihood: -1/(alpha v) + x^2 v^(-2/alpha - 1) / (alpha phi). The
-// gradient for W_ik is its sum over j times H_kj, for H_kj its sum over i times W_ik.
-double AmfEntryLogLikelihoodDv(double x, double v, double phi, double alpha);
+// log N(x; 0, phi v^(2/alpha)) (real) or log N_c(x; 0, phi v^(2/alpha)) with x = |X_ij|
+// (complex), the entry's log likelihood given Phi (Eq. 15).
+double AmfEntryLogLikelihood(double x, double v, double phi, double alpha,
+                             AmfLikelihood likelihood = AmfLikelihood::kReal);
+
+// d/dv of AmfEntryLogLikelihood: c (-1/v + x^2 v^(-2/alpha - 1) / phi) / alpha with c = 1
+// (real) or 2 (complex). The gradient for W_ik is its sum over j times H_kj, for H_kj its
+// sum over i times W_ik.
+double AmfEntryLogLikelihoodDv(double x, double v, double phi, double alpha,
+                               AmfLikelihood likelihood = AmfLikelihood::kReal);
 
 // Deliberately broken variants, for the negative controls of the tests only.
 enum class PhiFault {
@@ -72,7 +88,8 @@ enum class PhiFault {
 // uniforms) then one uniform, from `rng`. `accepted`, if given, is set. Throws Error with
 // kDiverged for a non-finite x, v or phi and kInternal for v <= 0 or phi <= 0.
 double AmfPhiMetropolisStep(double phi, double x, double v, double alpha, KeyedStream& rng,
-                            PhiFault fault = PhiFault::kNone, bool* accepted = nullptr);
+                            PhiFault fault = PhiFault::kNone, bool* accepted = nullptr,
+                            AmfLikelihood likelihood = AmfLikelihood::kReal);
 
 enum class MirrorFault {
   kNone,
