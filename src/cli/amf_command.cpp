@@ -158,12 +158,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   AmfConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   options.input.tiles = config.tiles;
-  if (options.basics.schedule == "default") {
-    options.basics.schedule = "cyclic";
-    options.basics.run_config.Resolve("--schedule", "cyclic", "the default");
-  }
-  config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                        : StratumSchedule::Kind::kCyclic;
+  config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);

@@ -11,7 +11,8 @@
 #    and resumed, end bitwise-identical to the uninterrupted run, for psgld and for hamcmc
 #    (whose L-BFGS history and step count are in the checkpoint);
 #  - a negative entry exits 3 naming file:line; a sampler needing a metric (sgrld) and
-#    HAMCMC's Fisher H^0 are refused (the model supplies no metric).
+#    HAMCMC's Fisher H^0 are refused (the model supplies no metric); hamcmc with --tiles
+#    sharing a divisor with --memory defaults to random strata and refuses cyclic ones.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -113,3 +114,12 @@ ok "a sampler that needs a metric is refused: $EXPECT_FAIL_MESSAGE"
 expect_fail_mpi 2 "--initial-metric" 2 amf "${BASE[@]}" --sampler hamcmc --initial-metric fisher \
   --out "$T/bad"
 ok "HAMCMC's Fisher H0 is refused: $EXPECT_FAIL_MESSAGE"
+# HAMCMC's --memory 3 shares a divisor with 6 tiles: cyclic strata would show each of its
+# sub-chains part of the data (ResolveFactorSchedule, as carousel mf), so the default schedule
+# is random and an explicit cyclic one is refused.
+expect_fail_mpi 2 "--schedule" 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc \
+  --schedule cyclic --out "$T/bad"
+run_ok hamcmc-6-tiles 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc --iterations 20 \
+  --quiet --out "$T/hamcmc-6"
+grep -qx "# schedule: random" "$T/hamcmc-6/trace.csv" || fail "hamcmc with 6 tiles: no random schedule"
+ok "hamcmc with 6 tiles runs on random strata, and refuses cyclic ones"
