@@ -117,7 +117,7 @@ ok "HAMCMC's Fisher H0 is refused: $EXPECT_FAIL_MESSAGE"
 # HAMCMC's --memory 3 shares a divisor with 6 tiles: cyclic strata would show each of its
 # sub-chains part of the data (ResolveFactorSchedule, as carousel mf), so the default schedule
 # is random and an explicit cyclic one is refused.
-expect_fail_mpi 2 "--schedule" 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc \
+expect_fail_mpi 2 "without a common divisor" 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc \
   --schedule cyclic --out "$T/bad"
 run_ok hamcmc-6-tiles 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc --iterations 20 \
   --quiet --out "$T/hamcmc-6"
