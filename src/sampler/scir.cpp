@@ -148,6 +148,32 @@ double ScirTransition::Step(double theta, double shape_hat, KeyedStream& rng) co
   return value >= kScirFloor ? value : kScirFloor;
 }
 
+ScirSharedShapeTransition::ScirSharedShapeTransition(double h, double base_shape)
+    : base_shape_(base_shape),
+      c_(-std::expm1(-h)),
+      decay_over_c_(std::exp(-h) / c_),
+      base_gamma_(base_shape) {
+  CheckScirArguments("ScirSharedShapeTransition", 0.0, false, base_shape, h);
+}
+
+double ScirSharedShapeTransition::Step(double theta, double extra, KeyedStream& rng) const {
+  if (!(theta >= 0.0 && theta < HUGE_VAL && extra >= 0.0 && extra < HUGE_VAL)) {
+    CheckScirArguments("ScirStep", theta, false, base_shape_ + extra, 1.0);
+    throw Error(ExitCode::kInternal, "ScirStep: negative extra shape " + Num(extra));
+  }
+  // Eq. 2.2 as a Poisson mixture: N ~ Poisson(theta e^{-h} / (1 - e^{-h})), then
+  // theta' = (1 - e^{-h}) Gamma(a_hat + N, 1).
+  const double n = PoissonVariate(theta * decay_over_c_, rng);
+  const double extra_n = extra + n;
+  const double g = extra_n == 0.0 ? base_gamma_(rng) : GammaVariate(base_shape_ + extra_n)(rng);
+  const double value = c_ * g;
+  if (!(value < HUGE_VAL)) {
+    throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
+                                         ", shape_hat = " + Num(base_shape_ + extra) + ")");
+  }
+  return value >= kScirFloor ? value : kScirFloor;
+}
+
 double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {
   return ScirTransition(h).Step(theta, shape_hat, rng);
 }

@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "carousel/util/gamma_variate.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -68,6 +69,23 @@ class ScirTransition {
 
  private:
   double h_, c_, decay_over_c_;  // h, 1 - e^{-h}, e^{-h} / (1 - e^{-h})
+};
+
+// The same transition law for many entries whose shapes are base_shape + extra with
+// extra >= 0, most of them 0 (LDA's topic-word blocks: beta + count_hat, and most words
+// are not in a minibatch topic). Cheaper generators, same law, different bits: the Gamma
+// draw is GammaVariate (ziggurat normals and exponentials instead of Box-Muller and log U),
+// and when extra = 0 and N = 0 (the Poisson draw) its constants are those of base_shape,
+// computed once. The stream is consumed per entry as: the Poisson draw, then the Gamma's.
+class ScirSharedShapeTransition {
+ public:
+  ScirSharedShapeTransition(double h, double base_shape);  // h > 0, base_shape > 0, finite
+  // theta >= 0 and finite, extra >= 0 and finite; returns a value >= kScirFloor.
+  double Step(double theta, double extra, KeyedStream& rng) const;
+
+ private:
+  double base_shape_, c_, decay_over_c_;
+  GammaVariate base_gamma_;
 };
 
 // The same transition on log(theta) (log_theta = -inf is theta = 0). Exact at any scale:
