@@ -79,28 +79,10 @@ void CheckScirArguments(const char* where, double theta_or_log, bool log_scale, 
 
 }  // namespace
 
-double PoissonVariate(double mean, KeyedStream& rng) {
+double PoissonLargeMean(double mean, KeyedStream& rng) {
   if (!(mean >= 0.0) || !std::isfinite(mean)) {
     throw Error(ExitCode::kDiverged,
                 "PoissonVariate: mean = " + Num(mean) + " (must be finite and >= 0)");
-  }
-  if (mean < 10.0) {
-    // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
-    // expected number of terms is mean + 1. The loop also stops once the remaining
-    // terms cannot change a double (after u has been exhausted to rounding).
-    double u = rng.uniform();
-    // N = 0 exactly when u <= e^{-mean}; 1 - mean <= e^{-mean} decides most draws for a
-    // small mean without calling exp (the result is the same as without the shortcut).
-    if (u <= 1.0 - mean) return 0.0;
-    double p = std::exp(-mean);
-    double k = 0.0;
-    while (u > p) {
-      u -= p;
-      k += 1.0;
-      p *= mean / k;
-      if (p <= 0.0 || k > 1000.0) break;
-    }
-    return k;
   }
   // PTRS (Hormann 1993, Sec. 3, Algorithm PTRS), constants as published.
   const double sqrt_mean = std::sqrt(mean);

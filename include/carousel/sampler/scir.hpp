@@ -36,6 +36,7 @@
 // draw, then the Gamma draw), so the same key gives the same chain on any rank.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -54,7 +55,28 @@ constexpr double kScirFloor = std::numeric_limits<double>::min();
 // expansion (stirlerr/bd0, as in R's dpois) so the acceptance test keeps full precision
 // for huge means (1e12 and beyond). Returned as a double: integers above 2^53 are rounded
 // to the nearest double, far below the Poisson standard deviation there.
-double PoissonVariate(double mean, KeyedStream& rng);
+// The small means are inlined (SCIR's topic-word update draws one per entry, most with a
+// mean far below 1); PoissonLargeMean is PTRS and the argument check.
+double PoissonLargeMean(double mean, KeyedStream& rng);
+inline double PoissonVariate(double mean, KeyedStream& rng) {
+  if (!(mean < 10.0 && mean >= 0.0)) return PoissonLargeMean(mean, rng);
+  // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
+  // expected number of terms is mean + 1. The loop also stops once the remaining
+  // terms cannot change a double (after u has been exhausted to rounding).
+  double u = rng.uniform();
+  // N = 0 exactly when u <= e^{-mean}; 1 - mean <= e^{-mean} decides most draws for a
+  // small mean without calling exp (the result is the same as without the shortcut).
+  if (u <= 1.0 - mean) return 0.0;
+  double p = std::exp(-mean);
+  double k = 0.0;
+  while (u > p) {
+    u -= p;
+    k += 1.0;
+    p *= mean / k;
+    if (p <= 0.0 || k > 1000.0) break;
+  }
+  return k;
+}
 
 // One exact CIR transition over time h with shape a_hat (paper Eq. 2.2 / 2.3):
 // theta >= 0 and finite, a_hat > 0 and finite, h > 0. Returns a value >= kScirFloor.
