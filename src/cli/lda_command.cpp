@@ -31,6 +31,7 @@ struct LdaCommandOptions {
   std::string corpus, vocab;
   std::string format = "auto";
   std::string sampler = "scir";
+  std::string doc_sampler = "gibbs";
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
@@ -78,6 +79,13 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->check(Positive());
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--doc-sampler", o.doc_sampler,
+                 "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
+                 "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
+                 "alias-table word proposals (LightLDA)");
+  app.add_option("--mh-steps", c.mh_steps,
+                 "--doc-sampler mh: cycles (a word and a document proposal) per token")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
@@ -104,6 +112,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   o.argv = SelfContainedArgs(app, args);
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
+  c.doc_sampler = ParseDocSampler(o.doc_sampler);
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
   if (o.step <= 0)
     o.basics.run_config.Resolve("--step", io::FormatReal(h), "the sampler's default");
@@ -120,32 +129,41 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
                                                           const LdaConfig& c, int ranks,
                                                           const Corpus& corpus,
                                                           const LdaCounts& counts) {
-  return {{"carousel", kVersion},
-          {"command", "carousel lda " + JoinArgs(o.argv)},
-          {"ranks", std::to_string(ranks)},
-          {"tiles", std::to_string(c.tiles)},
-          {"sampler", SimplexSamplerName(c.sampler)},
-          {"step", io::FormatReal(c.step.At(0)) + " * (1 + m / " + io::FormatReal(c.step.b) +
-                       ")^-" + io::FormatReal(c.step.c)},
-          {"topics", std::to_string(c.topics)},
-          {"alpha", io::FormatReal(c.alpha)},
-          {"beta", io::FormatReal(c.beta)},
-          {"minibatch", io::FormatReal(c.minibatch) + " documents"},
-          {"sweeps", std::to_string(c.sweeps)},
-          {"schedule", o.basics.schedule},
-          {"iterations", std::to_string(c.iterations)},
-          {"burn_in", std::to_string(c.burn_in)},
-          {"eval_every", std::to_string(c.eval_every)},
-          {"eval_sweeps", std::to_string(c.eval_sweeps)},
-          {"seed", std::to_string(c.seed)},
-          {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
-          {"vocabulary", std::to_string(corpus.vocabulary) + " words"},
-          {"documents", std::to_string(corpus.documents)},
-          {"train_documents", std::to_string(counts.train_documents)},
-          {"held_out_documents", std::to_string(counts.held_out_documents)},
-          {"empty_documents_skipped", std::to_string(counts.empty_documents)},
-          {"train_tokens", std::to_string(counts.train_tokens)},
-          {"test_tokens", std::to_string(counts.test_tokens)}};
+  std::vector<std::pair<std::string, std::string>> comments{
+      {"carousel", kVersion},
+      {"command", "carousel lda " + JoinArgs(o.argv)},
+      {"ranks", std::to_string(ranks)},
+      {"tiles", std::to_string(c.tiles)},
+      {"sampler", SimplexSamplerName(c.sampler)},
+      {"step", io::FormatReal(c.step.At(0)) + " * (1 + m / " + io::FormatReal(c.step.b) + ")^-" +
+                   io::FormatReal(c.step.c)},
+      {"topics", std::to_string(c.topics)},
+      {"alpha", io::FormatReal(c.alpha)},
+      {"beta", io::FormatReal(c.beta)},
+      {"minibatch", io::FormatReal(c.minibatch) + " documents"},
+      {"sweeps", std::to_string(c.sweeps)},
+      {"schedule", o.basics.schedule},
+      {"iterations", std::to_string(c.iterations)},
+      {"burn_in", std::to_string(c.burn_in)},
+      {"eval_every", std::to_string(c.eval_every)},
+      {"eval_sweeps", std::to_string(c.eval_sweeps)},
+      {"seed", std::to_string(c.seed)},
+      {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
+      {"vocabulary", std::to_string(corpus.vocabulary) + " words"},
+      {"documents", std::to_string(corpus.documents)},
+      {"train_documents", std::to_string(counts.train_documents)},
+      {"held_out_documents", std::to_string(counts.held_out_documents)},
+      {"empty_documents_skipped", std::to_string(counts.empty_documents)},
+      {"train_tokens", std::to_string(counts.train_tokens)},
+      {"test_tokens", std::to_string(counts.test_tokens)}};
+  // Only an mh run says so, after `sweeps`: the headers of Gibbs runs stay as they were.
+  if (c.doc_sampler == DocSampler::kMh) {
+    const auto sweeps = std::find_if(comments.begin(), comments.end(),
+                                     [](const auto& kv) { return kv.first == "sweeps"; });
+    comments.insert(sweeps + 1,
+                    {"doc_sampler", "mh, " + std::to_string(c.mh_steps) + " steps per token"});
+  }
+  return comments;
 }
 
 }  // namespace

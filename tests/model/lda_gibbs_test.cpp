@@ -29,27 +29,15 @@
 #include <vector>
 
 #include "carousel/util/keyed_rng.hpp"
+#include "lda_kernel_check.hpp"
 
 namespace carousel {
 namespace {
-
-constexpr double kRejectP = 1e-4;  // chi-square tests reject below this p-value
+using namespace lda_check;  // NOLINT(google-build-using-namespace): test helpers
 
 // Sweep signature: words, topics (in/out), n tokens, doc_topic (in/out), view, rng.
 using SweepFn = std::function<void(const std::uint32_t*, std::uint16_t*, std::size_t,
                                    std::uint32_t*, const TopicWordView&, KeyedStream&)>;
-
-// A view over `words` words from theta (word-major) with per-topic totals over them.
-TopicWordView MakeView(const std::vector<double>& theta, std::size_t words, int topics,
-                       double alpha) {
-  std::vector<double> inverse(static_cast<std::size_t>(topics), 0.0);
-  for (std::size_t w = 0; w < words; ++w)
-    for (int k = 0; k < topics; ++k) inverse[k] += theta[w * topics + k];
-  for (double& v : inverse) v = 1.0 / v;
-  TopicWordView view;
-  view.Assign(theta.data(), words, topics, inverse.data(), alpha);
-  return view;
-}
 
 // The plain O(K) kernel, written from the formula; `variant` breaks it on purpose.
 enum class Variant { kCorrect, kKeepOwnCount, kNoAlpha };
@@ -94,83 +82,18 @@ SweepFn Real(int topics) {
                  KeyedStream& rng) { gibbs->Sweep(w, z, n, nd, view, rng, nullptr); };
 }
 
-struct ChiSquare {
-  double statistic = 0.0;
-  double df = 0.0;
-  double p = 1.0;
-};
-
-ChiSquare Pearson(const std::vector<double>& observed, const std::vector<double>& probability,
-                  double n) {
-  ChiSquare c;
-  int cells = 0;
-  for (std::size_t s = 0; s < observed.size(); ++s) {
-    if (probability[s] == 0.0) {
-      EXPECT_EQ(observed[s], 0.0) << "cell " << s << " has probability 0";
-      continue;
-    }
-    const double e = n * probability[s];
-    c.statistic += (observed[s] - e) * (observed[s] - e) / e;
-    cells++;
-  }
-  c.df = cells - 1;
-  c.p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(c.df), c.statistic));
-  return c;
-}
-
-// The 4-token document of the joint test and its exact posterior over the 3^4 states.
-struct JointProblem {
-  static constexpr int K = 3;
-  static constexpr std::size_t n = 4;
-  double alpha = 0.3;
-  std::vector<std::uint32_t> words{0, 2, 2, 1};
-  // theta over 3 words, word-major: each topic prefers another word, none is zero.
-  std::vector<double> theta{5.0, 0.5, 1.0,   // word 0
-                            1.0, 4.0, 0.2,   // word 1
-                            0.3, 1.5, 3.0};  // word 2
-  TopicWordView view = MakeView(theta, 3, K, alpha);
-  std::vector<double> p;  // state s = sum_i z_i 3^i
-
-  JointProblem() {
-    const int states = 81;
-    p.assign(states, 0.0);
-    double total = 0.0;
-    for (int s = 0; s < states; ++s) {
-      std::vector<int> counts(K, 0);
-      double w = 1.0;
-      int rest = s;
-      for (std::size_t i = 0; i < n; ++i, rest /= K) {
-        const int z = rest % K;
-        counts[z]++;
-        w *= view.Row(words[i])[z];
-      }
-      for (int k = 0; k < K; ++k) w *= std::tgamma(alpha + counts[k]) / std::tgamma(alpha);
-      p[s] = w;
-      total += w;
-    }
-    for (double& v : p) v /= total;
-  }
-};
-
 // One sweep from each of `replicates` exact draws; chi-square of the end states.
 ChiSquare JointAfterOneSweep(const SweepFn& sweep, int replicates) {
   const JointProblem prob;
   std::vector<double> observed(prob.p.size(), 0.0);
   for (int r = 0; r < replicates; ++r) {
     KeyedStream start(17, Purpose::kTest, static_cast<std::uint64_t>(r), 0);
-    double u = start.uniform();
-    std::size_t s = 0;
-    while (s + 1 < prob.p.size() && u >= prob.p[s]) u -= prob.p[s++];
     std::uint16_t z[JointProblem::n];
-    std::uint32_t counts[JointProblem::K] = {0, 0, 0};
-    for (std::size_t i = 0, rest = s; i < JointProblem::n; ++i, rest /= JointProblem::K) {
-      z[i] = static_cast<std::uint16_t>(rest % JointProblem::K);
-      counts[z[i]]++;
-    }
+    std::uint32_t counts[JointProblem::K];
+    JointProblem::Decode(prob.Draw(start.uniform()), z, counts);
     KeyedStream rng(17, Purpose::kTest, static_cast<std::uint64_t>(r), 1);
     sweep(prob.words.data(), z, JointProblem::n, counts, prob.view, rng);
-    std::size_t end = 0;
-    for (std::size_t i = JointProblem::n; i-- > 0;) end = end * JointProblem::K + z[i];
+    const std::size_t end = JointProblem::Encode(z);
     observed[end] += 1.0;
   }
   return Pearson(observed, prob.p, replicates);

@@ -31,6 +31,18 @@ for variant in scir-cyclic sgrld-cyclic sgrhmc-cyclic scir-random; do
   ok "$variant: P=1, 2, 4 give bitwise-identical topic_word.npy, doc_topic.npy, topics.txt, heldout.txt, trace.csv"
 done
 
+# The Metropolis-Hastings document kernel draws from the same keyed streams: the same
+# chain on 1, 2 and 4 ranks, and not the Gibbs chain.
+for np in 1 2 4; do
+  run_ok "mh-p$np" "$np" lda "${COMMON[@]}" --seed 7 --doc-sampler mh --mh-steps 2 \
+    --out "$T/mh-p$np"
+done
+same_lda_outputs "$T/mh-p1" "$T/mh-p2" "doc-sampler mh: P=1 vs P=2"
+same_lda_outputs "$T/mh-p1" "$T/mh-p4" "doc-sampler mh: P=1 vs P=4"
+files_differ "$T/scir-cyclic-p1/topic_word.npy" "$T/mh-p1/topic_word.npy" ||
+  fail "--doc-sampler mh gives the Gibbs chain's topic_word.npy"
+ok "doc-sampler mh: P=1, 2, 4 give bitwise-identical outputs, other than Gibbs's"
+
 # Reading by rank (DESIGN.md section 8): each rank parses its byte range and the entries go
 # to the rank of their document. The same chain from the corpus with its entry lines in
 # reverse order (each document's entries are then spread over the ranges, and are put

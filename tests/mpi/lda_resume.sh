@@ -66,6 +66,18 @@ same_lda_outputs "$T/ref" "$T/term" "resume after SIGTERM on 1 rank"
 ok "resume after SIGTERM on 1 rank: outputs identical to the uninterrupted run"
 
 # ---------------------------------------------------------------------------------------
+# (d) --doc-sampler mh: its state is the topics too. A run of 160 iterations (a multiple of
+# --eval-every: a run that ends evaluates at its last iteration, and that evaluation's
+# sample is kept) resumed to 300 on another rank count ends as the run of 300.
+MH=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7 --burn-in 40
+  --eval-every 20 --eval-sweeps 4 --checkpoint-every 50 --doc-sampler mh --mh-steps 2 --quiet)
+run_ok mh-ref 2 lda "${MH[@]}" --iterations 300 --out "$T/mh-ref"
+run_ok mh-first 2 lda "${MH[@]}" --iterations 160 --out "$T/mh-split"
+run_ok mh-resume-p4 4 lda --resume "$T/mh-split" --iterations 300
+same_lda_outputs "$T/mh-ref" "$T/mh-split" "--doc-sampler mh: resumed on 4 ranks"
+ok "--doc-sampler mh: 160 iterations, resumed to 300 on 4 ranks, identical to the run of 300"
+
+# ---------------------------------------------------------------------------------------
 # (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
 # (exit 5, naming what differs).
 expect_fail_mpi 2 "--tiles" 3 lda --resume "$T/term3"

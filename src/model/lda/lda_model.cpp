@@ -143,14 +143,23 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     nbar[j] = &counts;
     counts.assign(Words(j) * K(), 0);
     TopicTokens& train = rb.tokens.train;
+    const bool mh = config_.doc_sampler == DocSampler::kMh;
+    if (mh) proposals_.Reset(view_);  // phi is fixed until the tile's sweeps end
     const auto gibbs_start = std::chrono::steady_clock::now();
     for (std::size_t d : SelectMinibatch(rb, t)) {
       const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
+      // The same stream for either kernel: keyed by document and iteration only.
       KeyedStream rng(config_.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
-      for (int sweep = 0; sweep < config_.sweeps; ++sweep)
-        gibbs_.Sweep(train.tokens.word.data() + begin, train.topic.data() + begin, end - begin,
-                     train.DocTopic(d), view_, rng,
-                     sweep >= config_.sweeps / 2 ? counts.data() : nullptr);
+      const std::uint32_t* words = train.tokens.word.data() + begin;
+      std::uint16_t* topics = train.topic.data() + begin;
+      for (int sweep = 0; sweep < config_.sweeps; ++sweep) {
+        std::uint32_t* kept = sweep >= config_.sweeps / 2 ? counts.data() : nullptr;
+        if (mh)  // the document proposal reads the topics of all the document's tiles
+          mh_.Sweep(words, topics, end - begin, train.topic.data() + train.tokens.Begin(d, 0),
+                    train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng, kept);
+        else
+          gibbs_.Sweep(words, topics, end - begin, train.DocTopic(d), view_, rng, kept);
+      }
       tokens_swept_ += (end - begin) * static_cast<std::uint64_t>(config_.sweeps);
     }
     gibbs_seconds_ += Seconds(gibbs_start);
@@ -201,6 +210,8 @@ std::string LdaModel::Impl::Fingerprint() const {
     << " held_out=" << survey_.counts.held_out_documents << " data_crc=" << std::hex
     << survey_.checksum << std::dec << " tiles=" << B() << " topics=" << config_.topics
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
+  if (config_.doc_sampler == DocSampler::kMh)  // Gibbs runs keep their old fingerprint
+    s << " doc_sampler=mh mh_steps=" << config_.mh_steps;
   return s.str();
 }
 

@@ -14,6 +14,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/model/lda/lda_gibbs.hpp"
 #include "carousel/model/lda/lda_inference.hpp"
+#include "carousel/model/lda/lda_mh.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/util/error.hpp"
@@ -74,7 +75,8 @@ struct LdaModel::Impl {
         corpus_(corpus),
         roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
         given_survey_(std::move(survey)),
-        gibbs_(config.topics) {}
+        gibbs_(config.topics),
+        mh_(config.topics, config.mh_steps) {}
 
   int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
@@ -127,7 +129,9 @@ struct LdaModel::Impl {
   KeyedPartials block_totals_;       // theta_k. of each updated block, for EndIteration
   bool finite_ = true;               // the last update left every parameter finite
   DocumentGibbs gibbs_;
+  DocumentMh mh_;  // the training sweeps' kernel under --doc-sampler mh
   TopicWordView view_;
+  WordProposals proposals_;  // alias tables of view_'s words, for mh_
   // Per row-block (rows_ order): the kept-sweep counts of its tile, reused every iteration.
   std::vector<std::vector<std::uint32_t>> tile_counts_;
   std::vector<LdaColBlock> spare_blocks_;  // storage of blocks sent away, for FreshShape

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "carousel/data/tile_grid.hpp"
+#include "carousel/model/lda/lda_mh.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/step_size.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
@@ -21,6 +22,10 @@ struct LdaConfig {
   StepSchedule step;
   double minibatch = 1000;  // documents per iteration (expected number, all row-blocks)
   int sweeps = 4;           // Gibbs sweeps per minibatch document; the first half is burn-in
+  // How the training sweeps draw each token's topic: exact Gibbs (DocumentGibbs) or
+  // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
+  DocSampler doc_sampler = DocSampler::kGibbs;
+  int mh_steps = 2;
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;
