@@ -23,7 +23,9 @@
 #   REPEATS             repeats per corpus (default 3); the table gives medians
 #   KOS_ITERATIONS      carousel --iterations on KOS (default 1000)
 #   KOS_GRID            WarpLDA iteration counts on KOS
-#   GEN_ITERATIONS, GEN_GRID, GEN_DOCUMENTS   the same for the generated corpus
+#   GEN_ITERATIONS, GEN_GRID, GEN_DOCUMENTS   the same for the generated corpus; GEN_TARGETS
+#                       its target perplexities (default rel:1.25,1.20: factors of the true
+#                       topics' perplexity under the same estimator)
 #   CAROUSEL_EVAL_EVERY (default 10), CAROUSEL_EXTRA_ARGS (appended to every carousel lda run)
 # Writes bench/results/warplda/{kos,gen}/ (table.md, perplexity.png, rep*/), or under
 # $CAROUSEL_BENCH_OUT/warplda.
@@ -205,8 +207,9 @@ if [[ $which == gen || $which == all ]]; then
     "$CAROUSEL_BIN" gen lda --documents "${GEN_DOCUMENTS:-75000}" --seed 1 --out "$gen" \
       --topics-out "$out/gen/true_topics.npy" >&2
   fi
-  # Targets on the generated corpus: 10% and 3% above the perplexity of the true topics.
-  bench_corpus gen "$gen" "${GEN_ITERATIONS:-1000}" "${GEN_GRID:-2 5 10 20 50 100 200}" rel:1.10,1.03 \
+  # Targets on the generated corpus: 25% and 20% above the perplexity of the true topics
+  # (neither tool came within 10% of it in 300 iterations / 50 sweeps on 2026-11-24).
+  bench_corpus gen "$gen" "${GEN_ITERATIONS:-1000}" "${GEN_GRID:-2 10 50 200}" "${GEN_TARGETS:-rel:1.25,1.20}" \
     "$out/gen/true_topics.npy" \
     "generated corpus (${GEN_DOCUMENTS:-75000} documents, $(awk 'NR > 3 { s += $3 } END { print s }' "$gen") tokens), K = 50"
 fi
