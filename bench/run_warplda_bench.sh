@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Carousel's `lda` against WarpLDA (thu-ml/warplda, Metropolis-Hastings collapsed Gibbs with
+# O(1) proposals) on the same document-completion split, equal cores (issue #17 item 5):
+#   - KOS, K = 50, the split of `carousel lda --seed 1 --test-fraction 0.1` (heldout.txt), as
+#     bench/run_lda_bench.sh uses;
+#   - a generated corpus of about 10M tokens (`carousel gen lda --documents 75000`, KOS-shaped).
+# Carousel: `launch/mpirun.sh 2 lda` at its defaults (alpha = beta = 0.1, K = 50), except
+# --eval-every (CAROUSEL_EVAL_EVERY, default 10: the default 50 leaves time-to-target
+# unresolved below 50 iterations) and --iterations. WarpLDA: 2 OpenMP threads, K = 50,
+# alpha = beta = 0.1 per topic (its -alpha is the SUM over topics: 0.1 * K), once per
+# iteration count of a grid (it cannot dump its model mid-run; every run is a fresh chain).
+# Both are scored by the same estimator: carousel's trace.csv for carousel, `carousel lda
+# infer --perplexity` on the held-out documents for WarpLDA's final topics
+# (bench/warplda_bench.py says why and how); both tools' final topics are also scored by
+# `lda infer`. Whole-process times: /usr/bin/time around a run that stops at the first
+# iteration count reaching the target (for carousel a second run with that --iterations).
+#
+# Usage: bash bench/run_warplda_bench.sh [kos|gen|all]        (default all)
+# Environment:
+#   CAROUSEL_BIN        the carousel binary to measure (default build/carousel)
+#   WARPLDA_DIR         WarpLDA's checkout, built in WARPLDA_DIR/release (default ext/warplda next to
+#                       the main checkout); cloned from GitHub and built if missing
+#   REPEATS             repeats per corpus (default 3); the table gives medians
+#   KOS_ITERATIONS      carousel --iterations on KOS (default 1000)
+#   KOS_GRID            WarpLDA iteration counts on KOS
+#   GEN_ITERATIONS, GEN_GRID, GEN_DOCUMENTS   the same for the generated corpus; GEN_TARGETS
+#                       its target perplexities (default rel:1.25,1.20: factors of the true
+#                       topics' perplexity under the same estimator)
+#   CAROUSEL_EVAL_EVERY (default 10), CAROUSEL_EXTRA_ARGS (appended to every carousel lda run)
+# Writes bench/results/warplda/{kos,gen}/ (table.md, perplexity.png, rep*/), or under
+# $CAROUSEL_BENCH_OUT/warplda.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+which=${1:-all}
+# The directory holding the main checkout (worktrees share its .git): shared/ and ext/ are there.
+base=$(cd "$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || echo "$root/.git")/../.." && pwd)
+data=${CAROUSEL_SHARED_DATA:-$base/shared/data}/kos
+out=${CAROUSEL_BENCH_OUT:-$root/bench/results}/warplda
+export CAROUSEL_BIN=${CAROUSEL_BIN:-$root/build/carousel}
+warp_dir=${WARPLDA_DIR:-$base/ext/warplda}
+repeats=${REPEATS:-3}
+eval_every=${CAROUSEL_EVAL_EVERY:-10}
+read -r -a extra <<<"${CAROUSEL_EXTRA_ARGS:-}"
+py=python3
+[[ -x /usr/bin/python3 ]] && py=/usr/bin/python3 # Debian's numpy and matplotlib
+helper=$root/bench/warplda_bench.py
+[[ -x $CAROUSEL_BIN ]] || { echo "no carousel binary at $CAROUSEL_BIN (set CAROUSEL_BIN)" >&2; exit 1; }
+
+# WarpLDA at the commit measured, with the two build fixes it needs on a current Debian:
+# the system gflags (libgflags-dev) instead of its git submodule, and <stdexcept> in lda.cpp.
+warplda_commit=c97265d9b219d43afc95fa05966c0eba075779d6
+warp=$warp_dir/release/src/warplda
+if [[ ! -x $warp ]]; then
+  echo "building WarpLDA in $warp_dir (needs cmake, libgflags-dev, libnuma-dev) ..." >&2
+  if [[ ! -f $warp_dir/CMakeLists.txt ]]; then
+    git clone https://github.com/thu-ml/warplda "$warp_dir"
+    git -C "$warp_dir" checkout "$warplda_commit"
+  fi
+  sed -i 's/^add_subdirectory(gflags)/# add_subdirectory(gflags)  # system libgflags-dev/' "$warp_dir/CMakeLists.txt"
+  sed -i 's/^add_subdirectory (test)/# add_subdirectory (test)/' "$warp_dir/CMakeLists.txt"
+  grep -q '<stdexcept>' "$warp_dir/src/lda.cpp" || sed -i '1i #include <stdexcept>' "$warp_dir/src/lda.cpp"
+  cmake -S "$warp_dir" -B "$warp_dir/release" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  make -C "$warp_dir/release" -j2 warplda format >/dev/null
+fi
+
+# Equal cores: 2 carousel ranks, 2 WarpLDA threads.
+export OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1
+K=50
+alpha=0.1
+beta=0.1
+warp_alpha_sum=$(awk -v a="$alpha" -v k="$K" 'BEGIN { print a * k }')
+
+# /usr/bin/time -v fields of a log: wall seconds and peak RSS in MiB.
+wall_of() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
+  for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
+rss_of() { awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$1"; }
+infer_ppl() { sed -n 's/.*document-completion perplexity \([0-9.]*\) over.*/\1/p' "$1"; }
+
+# One corpus: bench_corpus NAME CORPUS ITERATIONS "GRID" TARGETS ORACLE_NPY TITLE
+# (TARGETS: perplexities a,b, or rel:f1,f2 for factors of the true topics' perplexity)
+bench_corpus() {
+  local name=$1 corpus=$2 iterations=$3 grid=$4 targets=$5 oracle=${6:-}
+  local dir=$out/$name
+  mkdir -p "$dir"
+  local common=(lda --corpus "$corpus" --topics $K --alpha $alpha --beta $beta --seed 1
+    --test-fraction 0.1 --quiet --overwrite "${extra[@]}")
+  local V
+  V=$(sed -n 2p "$corpus")
+
+  # The split: carousel's keyed held-out draw (independent of P and of the iterations).
+  echo "[$name] split ..." >&2
+  "$CAROUSEL_BIN" "${common[@]}" --iterations 2 --eval-every 1 --out "$dir/split" >/dev/null
+  "$py" "$helper" split --corpus "$corpus" --heldout "$dir/split/heldout.txt" \
+    --train-out "$dir/train.txt" --heldout-out "$dir/heldout_docs.txt" >&2
+  # WarpLDA's own input format (its `format` tool; not timed with training: a one-off step).
+  (cd "$dir" && /usr/bin/time -v "$warp_dir/release/src/format" -input train.txt -prefix train \
+    >format.log 2>format.time)
+  echo "[$name] WarpLDA format: $(wall_of "$dir/format.time") s" >&2
+  local oracle_ppl=""
+  if [[ -n $oracle ]]; then
+    "$py" "$helper" oracle --topics-npy "$oracle" --alpha $alpha --out "$dir/oracle"
+    "$CAROUSEL_BIN" lda infer --run "$dir/oracle" --corpus "$dir/heldout_docs.txt" \
+      --out "$dir/oracle/theta.npy" --perplexity "$dir/oracle/ppl.csv" >"$dir/oracle/infer.log"
+    oracle_ppl=$(infer_ppl "$dir/oracle/infer.log")
+    echo "[$name] true topics: perplexity $oracle_ppl" >&2
+  fi
+  if [[ $targets == rel:* ]]; then # factors of the true topics' perplexity
+    targets=$(awk -v p="$oracle_ppl" -v f="${targets#rel:}" 'BEGIN { n = split(f, x, ",")
+      for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? "," : ""), p * x[i] }')
+    echo "[$name] targets: $targets" >&2
+  fi
+
+  local rep
+  for rep in $(seq 1 "$repeats"); do
+    local r=$dir/rep$rep
+    rm -rf "$r"
+    mkdir -p "$r"
+    echo "[$name] repeat $rep: carousel lda, 2 ranks, $iterations iterations ..." >&2
+    /usr/bin/time -v "$root/launch/mpirun.sh" 2 "${common[@]}" --eval-every "$eval_every" \
+      --iterations "$iterations" --out "$r/carousel" >"$r/carousel.log" 2>"$r/carousel.time"
+    grep -v '^#' "$r/carousel/trace.csv" | cut -d, -f1-3 >"$r/carousel_curve.csv"
+    "$CAROUSEL_BIN" lda infer --run "$r/carousel" --corpus "$dir/heldout_docs.txt" \
+      --out "$r/carousel/infer_theta.npy" --perplexity "$r/carousel/infer_ppl.csv" >"$r/carousel_infer.log"
+    {
+      echo key,value
+      echo "carousel_wall_final,$(wall_of "$r/carousel.time")"
+      echo "carousel_infer_final,$(infer_ppl "$r/carousel_infer.log")"
+      awk '/token visits per second/ { s += $3; n++ } END { if (n) printf "carousel_mtok_per_s,%.2f\n", s / n }' \
+        "$r/carousel.log"
+      awk '/of the sampling time in communication, peak memory/ { for (i = 1; i <= NF; i++)
+        if ($i == "MiB,") { v = $(i - 1) + 0; if (v > m) m = v } } END { printf "carousel_peak_mib,%.1f\n", m }' \
+        "$r/carousel.log"
+      if [[ -n $oracle_ppl ]]; then echo "oracle_perplexity,$oracle_ppl"; fi
+    } >"$r/facts.csv"
+
+    # Carousel's whole process to each target: a run that stops at the first evaluated
+    # iteration whose perplexity reaches it (its burn-in is then the default's, at most half).
+    local t
+    for t in ${targets//,/ }; do
+      local it
+      it=$(awk -F, -v t="$t" 'NR > 1 && $3 <= t { print $1; exit }' "$r/carousel_curve.csv")
+      if [[ -z $it ]]; then
+        echo "carousel_wall_$t,never" >>"$r/facts.csv"
+        continue
+      fi
+      echo "[$name] repeat $rep: carousel to $t: $it iterations ..." >&2
+      /usr/bin/time -v "$root/launch/mpirun.sh" 2 "${common[@]}" --eval-every "$eval_every" --iterations "$it" \
+        --out "$r/carousel_to_$t" >"$r/carousel_to_$t.log" 2>"$r/carousel_to_$t.time"
+      echo "carousel_wall_$t,$(wall_of "$r/carousel_to_$t.time")" >>"$r/facts.csv"
+      echo "carousel_final_ppl_of_run_to_$t,$(awk -F, '!/^#/ && NR > 1 { p = $3 } END { print p }' \
+        "$r/carousel_to_$t/trace.csv")" >>"$r/facts.csv"
+    done
+
+    echo "[$name] repeat $rep: WarpLDA, 2 threads, iterations $grid ..." >&2
+    echo "iter,seconds,wall,perplexity" >"$r/warplda_curve.csv"
+    local n peak=0 mtok=""
+    for n in $grid; do
+      local wd=$r/warplda/$n
+      mkdir -p "$wd"
+      /usr/bin/time -v "$warp" -bin "$dir/train.bin" -vocab "$dir/train.vocab" -prefix "$wd/model" \
+        -k $K -alpha "$warp_alpha_sum" -beta $beta -niter "$n" -dumpz=false -writeinfo=false \
+        >"$wd/warplda.log" 2>"$wd/warplda.time"
+      "$py" "$helper" topics --model "$wd/model.model" --vocab "$dir/train.vocab" --words "$V" \
+        --alpha $alpha --out "$wd/run"
+      "$CAROUSEL_BIN" lda infer --run "$wd/run" --corpus "$dir/heldout_docs.txt" \
+        --out "$wd/run/theta.npy" --perplexity "$wd/run/ppl.csv" >"$wd/infer.log"
+      local secs wall ppl rss
+      secs=$(awk '/^Iteration/ { s += $3 } END { printf "%.6f", s }' "$wd/warplda.log")
+      wall=$(wall_of "$wd/warplda.time")
+      ppl=$(infer_ppl "$wd/infer.log")
+      rss=$(rss_of "$wd/warplda.time")
+      peak=$(awk -v a="$peak" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
+      # Token visits per second of the longest run: tokens x iterations / training clock.
+      mtok=$(awk -v s="$secs" -v n="$n" '/total words/ { printf "%.2f", $(NF - 2) * n / s / 1e6 }' "$wd/warplda.log")
+      echo "$n,$secs,$wall,$ppl" >>"$r/warplda_curve.csv"
+      echo "[$name]   WarpLDA $n iterations: $secs s training, $wall s process, perplexity $ppl" >&2
+      rm -f "$wd/model.model"
+    done
+    {
+      echo "warplda_peak_mib,$peak"
+      echo "warplda_mtok_per_s,$mtok"
+      echo "warplda_wall_final,$(tail -1 "$r/warplda_curve.csv" | cut -d, -f3)"
+      echo "warplda_infer_final,$(tail -1 "$r/warplda_curve.csv" | cut -d, -f4)"
+      for t in ${targets//,/ }; do
+        awk -F, -v t="$t" 'NR > 1 && $4 <= t { print "warplda_wall_" t "," $3; f = 1; exit }
+          END { if (!f) print "warplda_wall_" t ",never" }' "$r/warplda_curve.csv"
+      done
+    } >>"$r/facts.csv"
+  done
+
+  local load
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  "$py" "$helper" table --dir "$dir" --targets "$targets" --title "$7" \
+    --note "Machine: $(nproc) cores shared with other jobs, load average at the end $load (numbers are noisy)." \
+    --footer "carousel: $CAROUSEL_BIN; WarpLDA $warplda_commit; $(date -u +%Y-%m-%dT%H:%MZ)"
+}
+
+if [[ $which == kos || $which == all ]]; then
+  bench_corpus kos "$data/docword.kos.txt" "${KOS_ITERATIONS:-1000}" \
+    "${KOS_GRID:-2 4 6 8 10 12 14 16 20 25 30 40 50 70 100 150 200 300 500 1000}" 1800,1400 "" \
+    "KOS, K = 50"
+fi
+if [[ $which == gen || $which == all ]]; then
+  gen=$out/gen/corpus.txt
+  if [[ ! -f $gen ]]; then
+    mkdir -p "$out/gen"
+    "$CAROUSEL_BIN" gen lda --documents "${GEN_DOCUMENTS:-75000}" --seed 1 --out "$gen" \
+      --topics-out "$out/gen/true_topics.npy" >&2
+  fi
+  # Targets on the generated corpus: 25% and 20% above the perplexity of the true topics
+  # (neither tool came within 10% of it in 300 iterations / 50 sweeps on 2026-11-24).
+  bench_corpus gen "$gen" "${GEN_ITERATIONS:-1000}" "${GEN_GRID:-2 10 50 200}" "${GEN_TARGETS:-rel:1.25,1.20}" \
+    "$out/gen/true_topics.npy" \
+    "generated corpus (${GEN_DOCUMENTS:-75000} documents, $(awk 'NR > 3 { s += $3 } END { print s }' "$gen") tokens), K = 50"
+fi
