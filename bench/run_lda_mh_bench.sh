@@ -24,15 +24,9 @@ mkdir -p "$out"
 
 corpus=$data/docword.kos.txt
 if [[ $split == validation ]]; then
-  # The benchmark's held-out documents (heldout.txt: 0-based ids), then the rest.
-  "$bin" lda --corpus "$corpus" --topics 50 --seed 1 --test-fraction 0.1 --iterations 1 \
-    --burn-in 0 --eval-every 1 --eval-sweeps 1 --quiet --overwrite --out "$out/split" >/dev/null
-  corpus=$out/docword.kos-train.txt
-  awk 'NR == FNR { if ($0 !~ /^#/ && $0 != "") held[$1 + 1] = 1; next }
-    FNR <= 3 { head[FNR] = $0; next }
-    !($1 in held) { if (!($1 in id)) id[$1] = ++D; line[++n] = id[$1] " " $2 " " $3 }
-    END { print D; print head[2]; print n; for (i = 1; i <= n; i++) print line[i] }' \
-    "$out/split/heldout.txt" "$data/docword.kos.txt" >"$corpus"
+  # shellcheck source=lda_validation_split.sh
+  source "$root/bench/lda_validation_split.sh"
+  corpus=$(lda_validation_split "$bin" "$corpus" "$out")
 fi
 
 common=(lda --corpus "$corpus" --topics 50 --seed 1 --test-fraction 0.1

@@ -41,14 +41,16 @@ struct LdaCommandOptions {
 };
 
 // Default h of h (1 + m / tau)^-kappa. SCIR's h is a time of its CIR process, whose mean
-// reverts at rate 1 whatever the counts, so one value carries over between corpora. The
+// reverts at rate 1 whatever the counts, so one value carries over between corpora; 2
+// reached the perplexity targets soonest on a KOS validation split with every document in
+// every iteration (bench/README.md, "LDA defaults for time to perplexity"). The
 // Euler samplers' steps are the best of a grid on KOS (K = 50, 1000 documents per
 // iteration, tuned on another held-out split than the benchmark's); SGRHMC diverged at
 // 0.03 (README, "Topic models").
 double DefaultLdaStep(SimplexSampler sampler) {
   switch (sampler) {
     case SimplexSampler::kScir:
-      return 0.5;
+      return 2.0;
     case SimplexSampler::kSgrld:
       return 0.5;
     case SimplexSampler::kSgrhmc:
@@ -75,8 +77,10 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--step-offset", o.tau, "tau of h (1 + m/tau)^-kappa")->check(Positive());
   app.add_option("--step-decay", o.kappa, "kappa of h (1 + m/tau)^-kappa; 0 = constant")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--minibatch", c.minibatch, "documents per iteration (expected number)")
-      ->check(Positive());
+  app.add_option("--minibatch", c.minibatch,
+                 "documents per iteration (expected number); 0 = every training document")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
       ->check(CLI::Range(1, 100000));
   app.add_option("--doc-sampler", o.doc_sampler,
@@ -140,7 +144,8 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
       {"topics", std::to_string(c.topics)},
       {"alpha", io::FormatReal(c.alpha)},
       {"beta", io::FormatReal(c.beta)},
-      {"minibatch", io::FormatReal(c.minibatch) + " documents"},
+      {"minibatch", c.minibatch > 0 ? io::FormatReal(c.minibatch) + " documents"
+                                    : std::string("every training document")},
       {"sweeps", std::to_string(c.sweeps)},
       {"schedule", o.basics.schedule},
       {"iterations", std::to_string(c.iterations)},

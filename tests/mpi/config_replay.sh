@@ -88,7 +88,7 @@ grep -q -x -F 'metric = "fisher"  # resolved: the sampler'"'"'s default' "$T/mf-
 replays lda 2 "${LDA[@]}"
 grep -q -x -F 'tiles = 2  # resolved: one tile per rank' "$T/lda/config.toml" ||
   fail "lda's config.toml does not hold its tiles"
-grep -q -x -F 'step = 0.5  # resolved: the sampler'"'"'s default' "$T/lda/config.toml" ||
+grep -q -x -F 'step = 2  # resolved: the sampler'"'"'s default' "$T/lda/config.toml" ||
   fail "lda's config.toml does not hold scir's step"
 replays lda-sgrld 1 "${LDA[@]}" --sampler sgrld
 

@@ -100,13 +100,12 @@ std::vector<double> LdaModel::Impl::InverseTotal() const {
 }
 
 // Each training document of the row-block enters the minibatch independently with
-// probability q = minibatch / D_train; the gaps between chosen documents are geometric,
-// drawn from a stream keyed by (row-block, iteration), so the cost is O(chosen).
+// probability q = minibatch / D_train (1 for --minibatch 0); the gaps between chosen documents are
+// geometric, drawn from a stream keyed by (row-block, iteration), so the cost is O(chosen).
 std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const LdaRowBlock& rb,
                                                          std::uint64_t t) const {
   const std::size_t n = rb.tokens.train.tokens.documents();
-  const double q =
-      std::min(1.0, config_.minibatch / static_cast<double>(survey_.counts.train_documents));
+  const double q = config_.MinibatchFraction(survey_.counts.train_documents);
   std::vector<std::size_t> chosen;
   if (q >= 1.0) {
     for (std::size_t d = 0; d < n; ++d) chosen.push_back(d);
@@ -127,8 +126,7 @@ std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const LdaRowBlock& rb,
 void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   const std::vector<double> inverse_total = InverseTotal();
   const int kept_sweeps = config_.sweeps - config_.sweeps / 2;
-  const double q =
-      std::min(1.0, config_.minibatch / static_cast<double>(survey_.counts.train_documents));
+  const double q = config_.MinibatchFraction(survey_.counts.train_documents);
 
   // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block,
   // in buffers kept between iterations (one per row-block, so no fresh pages each time).

@@ -20,8 +20,11 @@ struct LdaConfig {
   // h_m = h (1 + m / tau)^-kappa (SCIR paper Sec. 4.1), as a (b + m)^-c with
   // a = h tau^kappa, b = tau, c = kappa.
   StepSchedule step;
-  double minibatch = 1000;  // documents per iteration (expected number, all row-blocks)
-  int sweeps = 4;           // Gibbs sweeps per minibatch document; the first half is burn-in
+  // Documents per iteration (expected number, all row-blocks); 0: every training document.
+  // Defaults chosen for time to a held-out perplexity on a validation split of KOS
+  // (bench/README.md, "LDA defaults for time to perplexity").
+  double minibatch = 0;
+  int sweeps = 2;  // Gibbs sweeps per minibatch document; the first half is burn-in
   // How the training sweeps draw each token's topic: exact Gibbs (DocumentGibbs) or
   // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
   DocSampler doc_sampler = DocSampler::kGibbs;
@@ -36,6 +39,13 @@ struct LdaConfig {
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double test_fraction = 0.1;  // documents held out for document completion
+
+  // Probability that a training document enters an iteration's minibatch.
+  double MinibatchFraction(std::uint64_t train_documents) const {
+    if (minibatch <= 0 || train_documents == 0) return 1.0;
+    const double q = minibatch / static_cast<double>(train_documents);
+    return q < 1.0 ? q : 1.0;
+  }
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
