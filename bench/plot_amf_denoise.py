@@ -74,8 +74,8 @@ def main():
     cell = defaultdict(list)
     for r in rows:
         if int(r["iterations"]) == last:
-            cell[(r["noise"], r["snr_db"], r["alpha"], r["sampler"])].append(float(r["sdr"]))
-    mixes = sorted({(b["noise"], b["snr_db"]) for b in base.values()},
+            cell[(r["noise"], float(r["snr_db"]), r["alpha"], r["sampler"])].append(float(r["sdr"]))
+    mixes = sorted({(b["noise"], float(b["snr_db"])) for b in base.values()},
                    key=lambda m: (["white", "pink", "brown", "babble"].index(m[0])
                                   if m[0] in ["white", "pink", "brown", "babble"] else 9,
                                   float(m[1])))
@@ -87,7 +87,7 @@ def main():
              "|---|---:|---:|" + "---:|" * len(cols)]
     for noise, snr in mixes:
         b = mean([float(x["sdr_mixture"]) for x in base.values()
-                  if (x["noise"], x["snr_db"]) == (noise, snr)])
+                  if (x["noise"], float(x["snr_db"])) == (noise, snr)])
         vals = [cell.get((noise, snr, alpha, s)) for alpha, s in cols]
         lines.append("| %s | %g dB | %.2f | " % (noise, float(snr), b) +
                      " | ".join("%.2f" % mean(v) if v else "-" for v in vals) + " |")

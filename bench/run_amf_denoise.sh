@@ -11,10 +11,11 @@
 # resumed (--resume with a larger --iterations; checkpoints every 50), --burn-in 100 fixed, so
 # the reconstruction at each stop is bitwise that of a fresh run with that --iterations and
 # --burn-in 100; seconds are the trace's sampling seconds at the stop. Writes the data, each
-# run's directory, runs.csv, sdr.csv (one row per chain and stop), amf_denoise.png and
+# run's directory, runs-SAMPLER.csv, sdr.csv (one row per chain and stop), amf_denoise.png and
 # amf_denoise.md (the table) to $CAROUSEL_BENCH_OUT/amf (default bench/results/amf).
 # Needs Debian's espeak-ng, sox, python3-numpy, python3-scipy, python3-matplotlib.
-# Usage: bash bench/run_amf_denoise.sh [samplers...]   (default: hamcmc psgld sgld)
+# Usage: bash bench/run_amf_denoise.sh [samplers...]   (default: hamcmc psgld sgld; a call
+#   for some samplers keeps the others' earlier runs in the table and plot)
 #   (CAROUSEL_AMF_STOPS="150 200" and CAROUSEL_AMF_TRAIN_ITERATIONS=200 for a quick check of
 #   the pipeline; the stops must be multiples of 50 and more than --burn-in 100.)
 set -euo pipefail
@@ -33,7 +34,7 @@ export CAROUSEL_BIN=${CAROUSEL_BIN:-$root/build/carousel}
 k_speech=50 k_noise=5
 train_iterations=${CAROUSEL_AMF_TRAIN_ITERATIONS:-500}
 burn_in=100
-read -r -a stops <<<"${CAROUSEL_AMF_STOPS:-150 200 300 500 750 1000}"  # a quick check: fewer
+read -r -a stops <<<"${CAROUSEL_AMF_STOPS:-150 200 300 400 500}"  # a quick check: fewer
 alphas=(1.2 2)
 
 data=$out/data
@@ -41,16 +42,24 @@ mkdir -p "$out/runs"
 "$py" "$root/bench/amf_denoise.py" prepare "$data" | tee "$out/prepare.log"
 
 start=$SECONDS
+# The dictionaries are kept while newer than the binary and the training STFT (the chains
+# are deterministic), so that a second call for other samplers runs only those.
 for alpha in "${alphas[@]}"; do
+  w=$out/train-a$alpha/W_mean.npy
+  if [[ -f $w && $w -nt $CAROUSEL_BIN && $w -nt $data/clean_train.npy ]] &&
+    [[ $(sed -n 's/^iterations = //p' "$out/train-a$alpha/config.toml") == "$train_iterations" ]]; then
+    echo "keeping $w"
+    continue
+  fi
   "$CAROUSEL_BIN" amf --train "$data/clean_train.npy" --rank "$k_speech" --alpha "$alpha" \
     --iterations "$train_iterations" --quiet --overwrite --out "$out/train-a$alpha" \
     | tee "$out/train-a$alpha.log"
 done
 
-runs=$out/runs.csv
-echo "sampler,alpha,mixture,noise,snr_db,iterations,seconds,recon" >"$runs"
-for alpha in "${alphas[@]}"; do
-  for sampler in "${samplers[@]}"; do
+for sampler in "${samplers[@]}"; do
+  runs=$out/runs-$sampler.csv
+  echo "sampler,alpha,mixture,noise,snr_db,iterations,seconds,recon" >"$runs"
+  for alpha in "${alphas[@]}"; do
     for mix_file in "$data"/noisy/*.npy; do
       mix=$(basename "$mix_file" .npy)
       noise=$(cut -d- -f2 <<<"$mix")
@@ -76,7 +85,9 @@ for alpha in "${alphas[@]}"; do
 done
 echo "sampling and training: $((SECONDS - start)) s wall" | tee "$out/wall.txt"
 
-"$py" "$root/bench/amf_denoise.py" score "$data" "$runs" "$out/sdr.csv"
+# Every sampler's table, this call's and earlier ones' (with the same dictionaries).
+awk 'FNR > 1 || NR == 1' "$out"/runs-*.csv >"$out/runs.csv"
+"$py" "$root/bench/amf_denoise.py" score "$data" "$out/runs.csv" "$out/sdr.csv"
 "$py" "$root/bench/plot_amf_denoise.py" --baseline "$data/baseline.csv" --out "$out/amf_denoise" \
   "$out/sdr.csv"
 echo "wrote $out/sdr.csv, $out/amf_denoise.png and $out/amf_denoise.md"
