@@ -30,12 +30,18 @@
 namespace carousel::cli {
 namespace {
 
+// Default steps of the samplers whose mf default does not carry over (RunAmfCommand).
+// HAMCMC: a per 1 / (largest degree), over gamma; SGHMC, SGNHT: a per 1 / sqrt(largest degree).
+constexpr double kHamcmcStepPerDegree = 0.05;
+constexpr double kMomentumStepPerSqrtDegree = 0.03;
+
 struct AmfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
   std::string fix_rows;  // --fix-rows W.npy
   AmfConfig config;
   bool rmsprop_lambda_given = false;  // else PSGLD's floor is mf's, 2 / entries
+  bool initial_metric_given = false;  // else HAMCMC's H^0 is gamma I: the model has no metric
   RunBasics basics{"carousel-out"};
   std::vector<std::string> argv;
 };
@@ -67,6 +73,8 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
                  "W and H start at c exp(s z), z standard normal, K c^2 = mean(x)^alpha")
       ->check(CLI::Range(0.0, 10.0));
   AddSamplerOptions(app, c.sampler, BlockKind::kFactor);
+  // HAMCMC's H^0: the model supplies no metric, so gamma I unless given (RunAmfCommand).
+  app.get_option("--initial-metric")->default_str("identity");
   app.add_option("--step", c.step.a, "step size a of a(b + t)^-c")
       ->check(Positive())
       ->default_str("per sampler, from the data, as carousel mf's");
@@ -75,14 +83,13 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
       ->check(CLI::Range(0.0, 1.0));
   AddChainOptions(app, c, o.basics);
   ParseOrThrow(app, args, "carousel amf");
+  // Every factor sampler of the registry, mirrored after its update (amf_model.hpp); the
+  // coupled ones (hamcmc, sgnht) step W and H together. sgrld / sgrhmc need a metric the
+  // model does not supply, and the registry says so when it builds them.
   CheckSamplerChoice(c.sampler, BlockKind::kFactor);
-  if (c.sampler.name != "sgld" && c.sampler.name != "psgld")
-    throw UsageError("--sampler",
-                     "carousel amf supports sgld and psgld (mirroring is applied "
-                     "after their block update), not " +
-                         c.sampler.name);
   ResolveChainOptions(app, c, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
+  o.initial_metric_given = app.count("--initial-metric") > 0;
   o.argv = SelfContainedArgs(app, args);
   o.input.seed = c.seed;
   o.input.format = io::ParseRatingsFormat(o.format);
@@ -210,12 +217,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   AmfConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   options.input.tiles = config.tiles;
-  if (options.basics.schedule == "default") {
-    options.basics.schedule = "cyclic";
-    options.basics.run_config.Resolve("--schedule", "cyclic", "the default");
-  }
-  config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                        : StratumSchedule::Kind::kCyclic;
+  config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
   const auto load_start = std::chrono::steady_clock::now();
   // Dense .npy input: every element observed, any real value (the model is symmetric), or
   // complex (the paper's likelihood, Eq. 15). Sparse input: non-negative magnitudes.
@@ -236,6 +238,11 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.fixed_w = ReadFixedRows(comm, options.fix_rows, data.problem.rows, config.rank);
   // The alpha-Wiener reconstruction needs the fixed part and a rest, on every entry.
   config.reconstruct = dense && config.fixed_w.cols() > 0 && config.fixed_w.cols() < config.rank;
+  if (!options.initial_metric_given) {
+    config.sampler.initial_metric = "identity";
+    options.basics.run_config.Resolve("--initial-metric", "identity",
+                                      "amf's default: the model supplies no metric");
+  }
   // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
   // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
   if (config.step.a <= 0) {
@@ -243,8 +250,27 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
     // of log N(x; 0, 2 v) in W_ik is about degree / (2 W_ik^2), not BPMF's tau degree |h|^2);
     // a hundredth of it recovered v = (WH)_ij there (correlation 0.89 with the truth).
     const double degree = static_cast<double>(std::max<std::uint64_t>(data.problem.max_degree, 1));
-    config.step.a = config.sampler.name == "sgld" ? 0.005 / degree
-                                                  : DefaultMfStep(config.sampler, data.problem);
+    // HAMCMC from H^0 = gamma I warms up as SGLD with step eps gamma (hamcmc.hpp), then
+    // preconditions with L-BFGS (M = 3, lambda = 10). On the rank-1 alpha = 2 recovery data
+    // of tests/mpi/amf.sh (degree 120; 3000 iterations, 2 ranks) a = c / degree gave the
+    // correlation of the fitted v with the truth 0.66, 0.84, 0.89, 0.90, 0.90, 0.90, 0.90 for
+    // c = 0.002, 0.005, 0.01, 0.02, 0.05, 0.2, 0.3, and the chain broke down (correlation
+    // about 0, log-likelihood -1e5 against -2.06e4) at c >= 0.5. On the alpha = 1.5, K = 3
+    // data of its invariance check (degree 36) the log-likelihood stayed at psgld's level
+    // (about -3060) for c <= 0.1 and drifted off from c = 0.2 (-3300 .. -9700). c = 0.05 is
+    // 4 times below that, and 10 times below the breakdown.
+    // SGHMC and SGNHT: mf's 0.6 / sqrt(degree) diverged (SGNHT) or left the posterior (SGHMC,
+    // log-likelihood -7200) on the alpha = 1.5 data; c / sqrt(degree) with c = 0.03 kept
+    // psgld's level there (sghmc degraded from c = 0.1, sgnht diverged at c = 0.3) and gave
+    // correlation 0.89 on the alpha = 2 data.
+    if (config.sampler.name == "sgld")
+      config.step.a = 0.005 / degree;
+    else if (config.sampler.name == "hamcmc")
+      config.step.a = kHamcmcStepPerDegree / degree / config.sampler.initial_scale;
+    else if (config.sampler.name == "sghmc" || config.sampler.name == "sgnht")
+      config.step.a = kMomentumStepPerSqrtDegree / std::sqrt(degree);
+    else
+      config.step.a = DefaultMfStep(config.sampler, data.problem);
     options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
                                       "the sampler's default for this data");
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include "carousel/cli/progress.hpp"
 #include "carousel/cli/signals.hpp"
@@ -9,6 +10,26 @@
 #include "carousel/io/draws_writer.hpp"
 
 namespace carousel::cli {
+
+StratumSchedule::Kind ResolveFactorSchedule(Communicator& comm, RunBasics& basics,
+                                            const SamplerOptions& sampler, int tiles) {
+  const bool hamcmc_needs_random = sampler.name == "hamcmc" && std::gcd(sampler.memory, tiles) != 1;
+  if (basics.schedule == "default") {
+    basics.schedule = hamcmc_needs_random ? "random" : "cyclic";
+    basics.run_config.Resolve(
+        "--schedule", basics.schedule,
+        hamcmc_needs_random ? "hamcmc's, as --memory and --tiles share a divisor" : "the default");
+  }
+  const StratumSchedule::Kind kind =
+      basics.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
+  RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
+    if (hamcmc_needs_random && kind == StratumSchedule::Kind::kCyclic)
+      throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
+                                         std::to_string(tiles) +
+                                         ") without a common divisor; use --schedule random");
+  });
+  return kind;
+}
 
 void DrawsOutput::Write(const DrawsTable& draws) const {
   io::EnsureDirectory(out + "/draws");

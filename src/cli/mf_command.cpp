@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <numeric>
 #include <sstream>
 
 #include "carousel/cli/chain_driver.hpp"
@@ -200,26 +199,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
-  // HAMCMC's sub-chain j moves at iterations t = j mod M; in cyclic order it would only ever
-  // see the strata j, j + M, .. mod B, i.e. part of the data, unless gcd(M, B) = 1. By
-  // default it then draws strata at random (the paper's choice, Sec. 4.3), so that hamcmc
-  // runs at its defaults on any rank count; an explicit --schedule cyclic is refused.
-  const bool hamcmc_needs_random =
-      config.sampler.name == "hamcmc" && std::gcd(config.sampler.memory, config.tiles) != 1;
-  if (options.basics.schedule == "default") {
-    options.basics.schedule = hamcmc_needs_random ? "random" : "cyclic";
-    options.basics.run_config.Resolve(
-        "--schedule", options.basics.schedule,
-        hamcmc_needs_random ? "hamcmc's, as --memory and --tiles share a divisor" : "the default");
-  }
-  config.schedule = options.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                        : StratumSchedule::Kind::kCyclic;
-  RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
-    if (hamcmc_needs_random && config.schedule == StratumSchedule::Kind::kCyclic)
-      throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
-                                         std::to_string(config.tiles) +
-                                         ") without a common divisor; use --schedule random");
-  });
+  config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
   RunCollectively(comm, [&] {  // the id maps are the same on every rank
     config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
   });

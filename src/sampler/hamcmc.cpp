@@ -229,6 +229,28 @@ void Hamcmc::AfterStep(BlockState& block, const BlockGradient& at_new_point) con
   StoreFisher(block, at_new_point);
 }
 
+// After StepWithSums theta holds theta_t and the newest s slot theta_t - theta_{t-M};
+// theta_{t-M} itself is gone (its slot became theta_t, then history). Mirroring replaces
+// theta_t by |theta_t|, so s_t becomes |theta_t| - theta_{t-M} = s_t + (|theta_t| - theta_t).
+void Hamcmc::MirrorAtZero(BlockState& block) const {
+  Matrix& s = block.aux[s_slot(pairs() - 1)];
+  for (Eigen::Index i = 0; i < block.theta.size(); ++i) {
+    float& theta = block.theta.data()[i];
+    if (theta < 0.0f) {
+      s.data()[i] -= 2.0f * theta;
+      theta = -theta;
+    }
+  }
+}
+
+// As MirrorAtZero: s_t = theta_t - theta_{t-M} follows theta_t to the held values.
+void Hamcmc::HoldLeadingColumns(BlockState& block, const Matrix& values) const {
+  Matrix& s = block.aux[s_slot(pairs() - 1)];
+  const Eigen::Index k = values.cols();
+  s.leftCols(k) += values - block.theta.leftCols(k);
+  block.theta.leftCols(k) = values;
+}
+
 // y_t = grad U~_S(theta_t) - grad U~_S(theta_{t-M}) + lambda s_t on the sub-minibatch S: the
 // prior parts differ by prior (.) (theta_t - theta_{t-M}) = prior (.) s_t, so theta_{t-M}
 // (already overwritten) is not needed.

@@ -19,6 +19,27 @@ void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, dou
 
 void Sampler::AfterStep(BlockState&, const BlockGradient&) const {}
 void Sampler::AfterStep(BlockState&, const BlockGradient&, const BlockGradient&) const {}
+void Sampler::MirrorAtZero(BlockState& block) const {
+  block.theta = block.theta.cwiseAbs();
+}
+
+void Sampler::HoldLeadingColumns(BlockState& block, const Matrix& values) const {
+  block.theta.leftCols(values.cols()) = values;
+}
+
+// Elastic reflection at the wall theta = 0 of Hamiltonian dynamics (Neal 2011, "MCMC using
+// Hamiltonian dynamics", Sec. 5.1): the position is mirrored and the momentum of each
+// reflected element changes sign, so the trajectory leaves the wall as it came in.
+void MirrorWithMomentum(BlockState& block, Matrix& momentum) {
+  for (Eigen::Index i = 0; i < block.theta.size(); ++i) {
+    float& theta = block.theta.data()[i];
+    if (theta < 0.0f) {
+      theta = -theta;
+      momentum.data()[i] = -momentum.data()[i];
+    }
+  }
+}
+
 void Sampler::PostSums(const BlockState&, double*) const {}
 void Sampler::EndIteration(const double*, const double*, double) {}
 

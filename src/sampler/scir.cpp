@@ -79,28 +79,10 @@ void CheckScirArguments(const char* where, double theta_or_log, bool log_scale, 
 
 }  // namespace
 
-double PoissonVariate(double mean, KeyedStream& rng) {
+double PoissonLargeMean(double mean, KeyedStream& rng) {
   if (!(mean >= 0.0) || !std::isfinite(mean)) {
     throw Error(ExitCode::kDiverged,
                 "PoissonVariate: mean = " + Num(mean) + " (must be finite and >= 0)");
-  }
-  if (mean < 10.0) {
-    // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
-    // expected number of terms is mean + 1. The loop also stops once the remaining
-    // terms cannot change a double (after u has been exhausted to rounding).
-    double u = rng.uniform();
-    // N = 0 exactly when u <= e^{-mean}; 1 - mean <= e^{-mean} decides most draws for a
-    // small mean without calling exp (the result is the same as without the shortcut).
-    if (u <= 1.0 - mean) return 0.0;
-    double p = std::exp(-mean);
-    double k = 0.0;
-    while (u > p) {
-      u -= p;
-      k += 1.0;
-      p *= mean / k;
-      if (p <= 0.0 || k > 1000.0) break;
-    }
-    return k;
   }
   // PTRS (Hormann 1993, Sec. 3, Algorithm PTRS), constants as published.
   const double sqrt_mean = std::sqrt(mean);
@@ -144,6 +126,32 @@ double ScirTransition::Step(double theta, double shape_hat, KeyedStream& rng) co
   if (!(value < HUGE_VAL)) {
     throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
                                          ", shape_hat = " + Num(shape_hat) + ")");
+  }
+  return value >= kScirFloor ? value : kScirFloor;
+}
+
+ScirSharedShapeTransition::ScirSharedShapeTransition(double h, double base_shape)
+    : base_shape_(base_shape),
+      c_(-std::expm1(-h)),
+      decay_over_c_(std::exp(-h) / c_),
+      base_gamma_(base_shape) {
+  CheckScirArguments("ScirSharedShapeTransition", 0.0, false, base_shape, h);
+}
+
+double ScirSharedShapeTransition::Step(double theta, double extra, KeyedStream& rng) const {
+  if (!(theta >= 0.0 && theta < HUGE_VAL && extra >= 0.0 && extra < HUGE_VAL)) {
+    CheckScirArguments("ScirStep", theta, false, base_shape_ + extra, 1.0);
+    throw Error(ExitCode::kInternal, "ScirStep: negative extra shape " + Num(extra));
+  }
+  // Eq. 2.2 as a Poisson mixture: N ~ Poisson(theta e^{-h} / (1 - e^{-h})), then
+  // theta' = (1 - e^{-h}) Gamma(a_hat + N, 1).
+  const double n = PoissonVariate(theta * decay_over_c_, rng);
+  const double extra_n = extra + n;
+  const double g = extra_n == 0.0 ? base_gamma_(rng) : GammaVariate(base_shape_ + extra_n)(rng);
+  const double value = c_ * g;
+  if (!(value < HUGE_VAL)) {
+    throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
+                                         ", shape_hat = " + Num(base_shape_ + extra) + ")");
   }
   return value >= kScirFloor ? value : kScirFloor;
 }

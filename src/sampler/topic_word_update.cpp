@@ -31,7 +31,9 @@ bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint
     for (std::size_t k = 0; k < K; ++k)
       pull[k] = 1.0 + step.count_hat_total[k] / step.theta_total[k];
   }
-  const ScirTransition scir(step.sampler == SimplexSampler::kScir ? step.step : 1.0);
+  // SCIR's shapes are beta + count_hat, and count_hat = 0 for most entries.
+  const ScirSharedShapeTransition scir(step.sampler == SimplexSampler::kScir ? step.step : 1.0,
+                                       step.sampler == SimplexSampler::kScir ? step.beta : 1.0);
   bool finite = true;
   for (std::size_t w = 0; w < word_ids.size(); ++w) {
     KeyedStream rng(step.seed, Purpose::kNoiseCol, word_ids[w], step.iteration);
@@ -41,7 +43,7 @@ bool UpdateTopicWordBlock(const TopicWordStep& step, const std::vector<std::uint
       const double count_hat = step.scale * n[k];
       switch (step.sampler) {
         case SimplexSampler::kScir:
-          t[k] = scir.Step(t[k], step.beta + count_hat, rng);
+          t[k] = scir.Step(t[k], count_hat, rng);
           break;
         case SimplexSampler::kSgrld:
           t[k] = SgrldComponentStep(t[k], step.beta, count_hat, step.theta_total[k],

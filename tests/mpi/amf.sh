@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # `carousel amf` end to end (issue #16): alpha-stable NMF with mirroring (HAMCMC Sec. 4.2).
 #  - rank-count invariance: 1, 2 and 4 ranks (--tiles 4) give bitwise-identical W_mean.npy,
-#    H_mean.npy and trace.csv (without '#' lines and seconds), for psgld and sgld;
+#    H_mean.npy and trace.csv (without '#' lines and seconds), for psgld, sgld and the coupled
+#    hamcmc and sgnht (ordered sums across ranks, model/coupled_step.hpp);
 #  - the means are non-negative (mirroring) and the Phi acceptance rate is a rate;
-#  - at alpha = 2 (Phi = 2: X ~ N(0, 2 v)) both samplers at their default steps recover
-#    v = (WH)_ij of rank-1 truth: correlation of the posterior means' product with it > 0.8;
+#  - at alpha = 2 (Phi = 2: X ~ N(0, 2 v)) psgld, sgld, hamcmc and sgnht at their default
+#    steps recover v = (WH)_ij of rank-1 truth: correlation of the posterior means' product
+#    with it > 0.8;
 #  - a run killed with SIGKILL and resumed on another rank count, and one stopped by SIGTERM
-#    and resumed, end bitwise-identical to the uninterrupted run;
-#  - a negative entry exits 3 naming file:line; a coupled sampler (hamcmc) is refused;
+#    and resumed, end bitwise-identical to the uninterrupted run, for psgld and for hamcmc
+#    (whose L-BFGS history and step count are in the checkpoint);
+#  - a negative entry exits 3 naming file:line; a sampler needing a metric (sgrld) and
+#    HAMCMC's Fisher H^0 are refused (the model supplies no metric); hamcmc with --tiles
+#    sharing a divisor with --memory defaults to random strata and refuses cyclic ones.
 #  - dense .npy input, real (signed) and complex, with --fix-rows: 1, 2 and 4 ranks give
 #    bitwise-identical W/H means and variances, reconstruction.npy and traces; the fixed
 #    columns come out exactly as given (variance 0); the reconstruction lies in [0, |x|];
@@ -45,7 +50,7 @@ same_amf_outputs() {
 
 # ---------------------------------------------------------------------------------------
 # Invariance.
-for sampler in psgld sgld; do
+for sampler in psgld sgld hamcmc sgnht; do
   for np in 1 2 4; do
     run_ok "$sampler-p$np" "$np" amf "${BASE[@]}" --sampler "$sampler" --iterations 200 --eval-every 20 --out "$T/$sampler-p$np"
   done
@@ -54,6 +59,7 @@ for sampler in psgld sgld; do
   ok "$sampler: 1, 2 and 4 ranks give bitwise-identical outputs"
 done
 files_differ "$T/psgld-p1/W_mean.npy" "$T/sgld-p1/W_mean.npy" || fail "psgld and sgld agree"
+files_differ "$T/psgld-p1/W_mean.npy" "$T/hamcmc-p1/W_mean.npy" || fail "psgld and hamcmc agree"
 # The header of a 2-d <f8 .npy is 128 bytes; the data are doubles, none negative (mirroring).
 for f in W_mean H_mean; do
   negatives=$(od -A n -t f8 -v -j 128 "$T/psgld-p1/$f.npy" | tr -s ' ' '\n' |
@@ -68,7 +74,7 @@ ok "the posterior means are non-negative; the Phi acceptance rates lie in (0, 1]
 # Recovery at alpha = 2: x_ij = |sqrt(2 v_ij) z| (the likelihood sees x^2 only), v_ij = w_i h_j
 # with w, h uniform on [0.5, 1.5], 120 x 100 entries all observed. The posterior sd of a w_i
 # is about 0.14 w_i against a spread of 0.29, so a correlation near 0.9 is expected (0.89
-# and 0.90 when this test was written).
+# and 0.90 when this test was written; hamcmc 0.90, sgnht 0.89).
 awk 'BEGIN { srand(11); for (i = 1; i <= 120; i++) w[i] = 0.5 + rand()
   for (j = 1; j <= 100; j++) h[j] = 0.5 + rand()
   for (i = 1; i <= 120; i++) for (j = 1; j <= 100; j++) {
@@ -78,7 +84,7 @@ awk 'BEGIN { srand(11); for (i = 1; i <= 120; i++) w[i] = 0.5 + rand()
     for (j = 1; j <= 100; j++) print h[j] > "'"$T"'/h.txt" }' </dev/null >"$T/g.txt"
 # npy_values FILE : the doubles of a 2-d <f8 .npy (128-byte header), one a line.
 npy_values() { od -A n -t f8 -v -j 128 "$1" | tr -s ' ' '\n' | awk 'NF'; }
-for sampler in psgld sgld; do
+for sampler in psgld sgld hamcmc sgnht; do
   run_ok "gauss-$sampler" 2 amf --train "$T/g.txt" --rank 1 --alpha 2 --lambda-w 0.1 \
     --lambda-h 0.1 --tiles 2 --iterations 3000 --eval-every 100 --sampler "$sampler" --quiet \
     --out "$T/gauss-$sampler"
@@ -239,7 +245,13 @@ good=$(error_ratio "$T/denoise-ws")
 bad=$(error_ratio "$T/denoise-ws_reversed")
 awk -v g="$good" -v b="$bad" 'BEGIN { exit !(g < 0.7 && b > 0.7) }' ||
   fail "denoising at alpha = 2: error ratio $good with W_S (expected < 0.7), $bad with a wrong dictionary (expected > 0.7)"
-ok "denoising at alpha = 2: the reconstruction's error to the oracle Wiener estimate is $good of |x|'s ($bad with a wrong dictionary)"
+# HAMCMC with held columns (Sampler::HoldLeadingColumns keeps its L-BFGS pairs at s = 0 there).
+run_ok denoise-hamcmc 2 amf --train "$T/mix.npy" --fix-rows "$T/ws.npy" --rank 3 --alpha 2 \
+  --tiles 2 --iterations 3000 --eval-every 50 --sampler hamcmc --quiet --out "$T/denoise-hamcmc"
+good_hamcmc=$(error_ratio "$T/denoise-hamcmc")
+awk -v g="$good_hamcmc" 'BEGIN { exit !(g < 0.7) }' ||
+  fail "denoising at alpha = 2 with hamcmc: error ratio $good_hamcmc (expected < 0.7)"
+ok "denoising at alpha = 2: the reconstruction's error to the oracle Wiener estimate is $good of |x|'s ($bad with a wrong dictionary; hamcmc $good_hamcmc)"
 
 # ---------------------------------------------------------------------------------------
 # Resume after SIGKILL (on 4 ranks) and after SIGTERM (on 1 rank), on the dense input with
@@ -248,14 +260,38 @@ ITERATIONS=40000
 RUN=(--train "$T/real.npy" "${DENSE[@]}" --iterations "$ITERATIONS" --burn-in 50
   --eval-every 500 --checkpoint-every 200)
 resume_checks amf same_amf_outputs W_mean.npy 600 "${RUN[@]}"
+# The same with hamcmc (also on the dense input with --fix-rows, whose held columns move its
+# L-BFGS pairs), in a directory of its own (resume_checks names its runs ref, killed, term
+# under TEST_TMP), on a shorter chain: its ordered sums and second gradient pass make an
+# iteration several times slower (about 300 a second here on a shared 2-core machine).
+ITERATIONS=6000
+RUN=(--train "$T/real.npy" "${DENSE[@]}" --iterations "$ITERATIONS" --burn-in 50
+  --eval-every 500 --checkpoint-every 200 --sampler hamcmc)
+mkdir -p "$T/hamcmc-resume"
+TEST_TMP=$T/hamcmc-resume resume_checks amf same_amf_outputs W_mean.npy 600 "${RUN[@]}"
+npy_check 'a[0][2][0::3] == a[1][2]' "$T/hamcmc-resume/ref/W_mean.npy" "$T/fixed.npy" ||
+  fail "hamcmc: W's fixed column is not the --fix-rows column"
+ok "hamcmc keeps the --fix-rows column exactly"
 
 # ---------------------------------------------------------------------------------------
 # Bad input and options.
 awk 'NR == 9 { $3 = -$3 } { print }' "$T/x.txt" >"$T/negative.txt"
 expect_fail_mpi 3 "negative.txt:9" 2 amf --train "$T/negative.txt" --tiles 2 --out "$T/bad"
 ok "a negative entry is named: $EXPECT_FAIL_MESSAGE"
-expect_fail_mpi 2 "--sampler" 2 amf "${BASE[@]}" --sampler hamcmc --out "$T/bad"
-ok "a coupled sampler is refused: $EXPECT_FAIL_MESSAGE"
+expect_fail_mpi 2 "needs a metric" 2 amf "${BASE[@]}" --sampler sgrld --out "$T/bad"
+ok "a sampler that needs a metric is refused: $EXPECT_FAIL_MESSAGE"
+expect_fail_mpi 2 "--initial-metric" 2 amf "${BASE[@]}" --sampler hamcmc --initial-metric fisher \
+  --out "$T/bad"
+ok "HAMCMC's Fisher H0 is refused: $EXPECT_FAIL_MESSAGE"
+# HAMCMC's --memory 3 shares a divisor with 6 tiles: cyclic strata would show each of its
+# sub-chains part of the data (ResolveFactorSchedule, as carousel mf), so the default schedule
+# is random and an explicit cyclic one is refused.
+expect_fail_mpi 2 "without a common divisor" 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc \
+  --schedule cyclic --out "$T/bad"
+run_ok hamcmc-6-tiles 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc --iterations 20 \
+  --quiet --out "$T/hamcmc-6"
+grep -qx "# schedule: random" "$T/hamcmc-6/trace.csv" || fail "hamcmc with 6 tiles: no random schedule"
+ok "hamcmc with 6 tiles runs on random strata, and refuses cyclic ones"
 expect_fail_mpi 3 "nan.npy: element [5, 3] is NaN" 2 amf --train "$T/nan.npy" --tiles 2 --out "$T/bad"
 ok "a NaN element is named: $EXPECT_FAIL_MESSAGE"
 expect_fail_mpi 3 "fixed_rows.npy: --fix-rows has shape (39, 1)" 2 amf --train "$T/real.npy" \

@@ -12,6 +12,9 @@
 //   and the chain leaves the floor at the rate the exact stationary law predicts.
 // - DirichletExperiment: the paper's running experiment (Sec. 1.3, 2.2, Fig. 1-2), sparse
 //   and dense, SCIR against SGRLD by the two-sample Kolmogorov-Smirnov distance.
+// - ScirSharedShape: the cheaper generators of ScirSharedShapeTransition (LDA's topic-word
+//   update) against the exact transition law of Eq. 2.2, by Kolmogorov-Smirnov, with
+//   negative controls (the shape 10% or h 25% off) that the same test rejects.
 // All randomness is Purpose::kTest streams with fixed seeds; every threshold is a
 // standard-error multiple or a quantile of the KS null distribution.
 #include "carousel/sampler/scir.hpp"
@@ -19,9 +22,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/math/special_functions/gamma.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -30,6 +35,7 @@
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 #include "dirichlet_experiment.hpp"
+#include "ks.hpp"
 #include "mc_stats.hpp"
 
 namespace carousel {
@@ -415,6 +421,100 @@ TEST(ScirRobust, RejectsInvalidInputsWithTheRightCode) {
 
 // ---------------------------------------------------------------------------------------
 // The simplex helper (Algorithm 1)
+
+// CDF of one exact CIR transition (Eq. 2.2 as a Poisson mixture) from theta over h with
+// shape a: F(x) = sum_n Poisson(n; theta e^{-h} / c) P(a + n, x / c), c = 1 - e^{-h}. The
+// sum stops where the Poisson tail is below 1e-16.
+double ExactTransitionCdf(double x, double theta, double a, double h) {
+  if (x <= 0.0) return 0.0;
+  const double c = -std::expm1(-h), m = theta * std::exp(-h) / c;
+  const double last = m + 12.0 * std::sqrt(m) + 25.0;
+  double cdf = 0.0;
+  for (double n = 0; n <= last; n += 1.0) {
+    const double pmf =
+        m == 0.0 ? (n == 0.0 ? 1.0 : 0.0) : std::exp(n * std::log(m) - m - std::lgamma(n + 1.0));
+    if (pmf > 0.0) cdf += pmf * boost::math::gamma_p(a + n, x / c);
+  }
+  return std::min(cdf, 1.0);
+}
+
+// One step from theta0, n independent times (stream id i), with base shape and extra.
+std::vector<double> SharedShapeSteps(int n, std::uint64_t seed, double theta0, double base,
+                                     double extra, double h) {
+  const ScirSharedShapeTransition scir(h, base);
+  std::vector<double> x(n);
+  for (int i = 0; i < n; ++i) {
+    KeyedStream rng(seed, Purpose::kTest, static_cast<std::uint64_t>(i), 0);
+    x[i] = scir.Step(theta0, extra, rng);
+  }
+  return x;
+}
+
+// Bounds on the KS distance sup |F_n - F| that evaluate the (costly) exact F only at every
+// `stride`-th order statistic: at those points the terms are exact (their maximum is a lower
+// bound); between two of them F is bracketed by its values there, since F is monotone, which
+// gives an upper bound. The test accepts on the upper bound and rejects on the lower one,
+// so neither is favoured by the approximation (their gap is about stride / n).
+struct KsBounds {
+  double lower = 0.0, upper = 0.0;
+};
+KsBounds KsDistanceBounds(std::vector<double> x, const std::function<double(double)>& cdf,
+                          std::size_t stride) {
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  const double dn = static_cast<double>(n);
+  std::vector<double> f((n - 1) / stride + 2);
+  for (std::size_t g = 0; g < f.size(); ++g) f[g] = cdf(x[std::min(g * stride, n - 1)]);
+  KsBounds b;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double f_lo = f[i / stride], f_hi = i % stride == 0 ? f_lo : f[i / stride + 1];
+    const double above = (i + 1) / dn, below = i / dn;
+    b.upper = std::max(b.upper, std::max(above - f_lo, f_hi - below));
+    if (i % stride == 0) b.lower = std::max(b.lower, std::max(above - f_lo, f_lo - below));
+  }
+  return b;
+}
+
+// Cases: N = 0 mostly (the shared Gamma(beta) constants), N >= 1 often (shape beta + N),
+// a minibatch count (extra > 0), theta = 0, and a tiny base shape. The test rejects at
+// the 1 - 1e-4 Kolmogorov quantile for n independent draws (ks.hpp). Negative controls:
+// the shapes 10% too large, or h 25% too large (each rejected in every case).
+TEST(ScirSharedShape, OneStepMatchesExactTransitionAndWrongParametersFail) {
+  struct Case {
+    double theta0, base, extra, h;
+  };
+  const std::vector<Case> cases = {{0.01, 0.1, 0.0, 0.16}, {0.5, 0.1, 0.0, 0.5},
+                                   {0.5, 0.1, 37.5, 0.2},  {0.0, 0.1, 0.0, 1.0},
+                                   {0.3, 0.01, 0.0, 0.5},  {1e-3, 0.1, 0.6, 2.0}};
+  const int n = 200000;
+  const double threshold = ks::Threshold(n, 1e-4);
+  std::uint64_t seed = 900;
+  for (const Case& c : cases) {
+    auto cdf = [&](double x) { return ExactTransitionCdf(x, c.theta0, c.base + c.extra, c.h); };
+    auto ks = [&](double h, double shape_factor) {
+      return KsDistanceBounds(
+          SharedShapeSteps(n, seed++, c.theta0, shape_factor * c.base, shape_factor * c.extra, h),
+          cdf, 50);
+    };
+    const KsBounds d = ks(c.h, 1.0), d_a = ks(c.h, 1.1), d_h = ks(1.25 * c.h, 1.0);
+    std::cout << "  theta0 " << c.theta0 << " a " << c.base << " + " << c.extra << " h " << c.h
+              << ": KS <= " << d.upper << "; shape x 1.1: KS >= " << d_a.lower
+              << "; h x 1.25: KS >= " << d_h.lower << " (threshold " << threshold << ")\n";
+    EXPECT_LT(d.upper, threshold);
+    EXPECT_GT(d_a.lower, threshold);
+    EXPECT_GT(d_h.lower, threshold);
+  }
+}
+
+TEST(ScirSharedShape, RejectsInvalidInputs) {
+  const ScirSharedShapeTransition scir(0.5, 0.1);
+  KeyedStream rng(1, Purpose::kTest, 0, 0);
+  EXPECT_THROW(scir.Step(std::nan(""), 0.0, rng), Error);
+  EXPECT_THROW(scir.Step(-1.0, 0.0, rng), Error);
+  EXPECT_THROW(scir.Step(1.0, -0.5, rng), Error);
+  EXPECT_THROW(ScirSharedShapeTransition(0.0, 0.1), Error);
+  EXPECT_GE(scir.Step(0.0, 0.0, rng), kScirFloor);
+}
 
 TEST(ScirSimplex, StepIsComponentwiseScirThenNormalised) {
   const std::vector<double> shape = {800.1, 100.1, 0.1, 1e-6};

@@ -22,6 +22,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/model/draws_table.hpp"
+#include "carousel/sampler/sampler.hpp"
 
 namespace carousel::cli {
 
@@ -81,6 +82,14 @@ std::optional<int> StartModelCommand(Communicator& comm, const std::string& comm
         comm, {command, options.basics.chains, options.basics.out, options.config.seed, args, run});
   return std::nullopt;
 }
+
+// --schedule of a factor model (mf, amf), collective. HAMCMC's sub-chain j moves at
+// iterations t = j mod M; in cyclic order it would only ever see the strata j, j + M, .. mod
+// B, i.e. part of the data, unless gcd(M, B) = 1. By default it then draws strata at random
+// (the paper's choice, Sec. 4.3), so that hamcmc runs at its defaults on any rank count; an
+// explicit --schedule cyclic is refused. Otherwise the default is cyclic.
+StratumSchedule::Kind ResolveFactorSchedule(Communicator& comm, RunBasics& basics,
+                                            const SamplerOptions& sampler, int tiles);
 
 // --tiles not given (0): one tile per rank, recorded for config.toml. RankLayout checks
 // that it divides.

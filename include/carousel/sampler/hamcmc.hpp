@@ -148,6 +148,12 @@ class Hamcmc : public Sampler {
 
   const Matrix& GradientPoint(const BlockState& block) const override { return block.aux[0]; }
 
+  // |theta_t|, with the newest pair's s_t = theta_t - theta_{t-M} (stored by StepWithSums
+  // before |.|) moved by the same amount, so that AfterStep's pair and the next steps'
+  // history see the mirrored sample.
+  void MirrorAtZero(BlockState& block) const override;
+  void HoldLeadingColumns(BlockState& block, const Matrix& values) const override;
+
   // {steps taken, pairs formed with s^T y <= 0}.
   std::vector<double> global_state() const override;
   void set_global_state(const std::vector<double>& state) override;

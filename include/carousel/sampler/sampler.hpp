@@ -57,6 +57,22 @@ class Sampler {
   virtual void PostSums(const BlockState& block, double* out) const;
   virtual void EndIteration(const double* pre_sums, const double* post_sums, double step);
 
+  // Mirroring at 0 for non-negative parameters (Patterson and Teh 2013, Sec. 3.2; HAMCMC
+  // Sec. 4.2): replaces the new point theta by |theta| element-wise, right after a step
+  // (Step or StepWithSums) and before AfterStep, and keeps the sampler's state consistent
+  // with the reflected point. The default reflects theta only (SGLD, PSGLD: a reflected
+  // first-order diffusion). Samplers that remember the step taken override it: HAMCMC's
+  // newest pair s_t = theta_t - theta_{t-M} was stored by StepWithSums from the point
+  // before |.|, and a momentum must flip where the position was reflected.
+  virtual void MirrorAtZero(BlockState& block) const;
+
+  // Puts the first values.cols() columns of theta back to `values` right after a step, as
+  // MirrorAtZero does (for parameters the model holds fixed: carousel amf's --fix-rows),
+  // keeping the sampler's state consistent. The default sets theta only; HAMCMC's newest
+  // s_t moves with theta, so a held coordinate's L-BFGS pair is s = 0, y = 0 and its drift
+  // stays 0. A momentum is left as it is: it never reaches a held coordinate.
+  virtual void HoldLeadingColumns(BlockState& block, const Matrix& values) const;
+
   // The point where the next stochastic gradient is evaluated (HAMCMC: theta_{t-M}).
   virtual const Matrix& GradientPoint(const BlockState& block) const { return block.theta; }
 
@@ -64,6 +80,10 @@ class Sampler {
   virtual std::vector<double> global_state() const { return {}; }
   virtual void set_global_state(const std::vector<double>& state);
 };
+
+// MirrorAtZero for samplers with a momentum array (SGHMC, SGNHT, SGRHMC): |theta|, and the
+// momentum's sign flipped where theta was negative (sampler.cpp).
+void MirrorWithMomentum(BlockState& block, Matrix& momentum);
 
 struct SamplerOptions {
   std::string name = "psgld";

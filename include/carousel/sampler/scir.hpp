@@ -36,9 +36,11 @@
 // draw, then the Gamma draw), so the same key gives the same chain on any rank.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
+#include "carousel/util/gamma_variate.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -53,7 +55,28 @@ constexpr double kScirFloor = std::numeric_limits<double>::min();
 // expansion (stirlerr/bd0, as in R's dpois) so the acceptance test keeps full precision
 // for huge means (1e12 and beyond). Returned as a double: integers above 2^53 are rounded
 // to the nearest double, far below the Poisson standard deviation there.
-double PoissonVariate(double mean, KeyedStream& rng);
+// The small means are inlined (SCIR's topic-word update draws one per entry, most with a
+// mean far below 1); PoissonLargeMean is PTRS and the argument check.
+double PoissonLargeMean(double mean, KeyedStream& rng);
+inline double PoissonVariate(double mean, KeyedStream& rng) {
+  if (!(mean < 10.0 && mean >= 0.0)) return PoissonLargeMean(mean, rng);
+  // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
+  // expected number of terms is mean + 1. The loop also stops once the remaining
+  // terms cannot change a double (after u has been exhausted to rounding).
+  double u = rng.uniform();
+  // N = 0 exactly when u <= e^{-mean}; 1 - mean <= e^{-mean} decides most draws for a
+  // small mean without calling exp (the result is the same as without the shortcut).
+  if (u <= 1.0 - mean) return 0.0;
+  double p = std::exp(-mean);
+  double k = 0.0;
+  while (u > p) {
+    u -= p;
+    k += 1.0;
+    p *= mean / k;
+    if (p <= 0.0 || k > 1000.0) break;
+  }
+  return k;
+}
 
 // One exact CIR transition over time h with shape a_hat (paper Eq. 2.2 / 2.3):
 // theta >= 0 and finite, a_hat > 0 and finite, h > 0. Returns a value >= kScirFloor.
@@ -68,6 +91,23 @@ class ScirTransition {
 
  private:
   double h_, c_, decay_over_c_;  // h, 1 - e^{-h}, e^{-h} / (1 - e^{-h})
+};
+
+// The same transition law for many entries whose shapes are base_shape + extra with
+// extra >= 0, most of them 0 (LDA's topic-word blocks: beta + count_hat, and most words
+// are not in a minibatch topic). Cheaper generators, same law, different bits: the Gamma
+// draw is GammaVariate (ziggurat normals and exponentials instead of Box-Muller and log U),
+// and when extra = 0 and N = 0 (the Poisson draw) its constants are those of base_shape,
+// computed once. The stream is consumed per entry as: the Poisson draw, then the Gamma's.
+class ScirSharedShapeTransition {
+ public:
+  ScirSharedShapeTransition(double h, double base_shape);  // h > 0, base_shape > 0, finite
+  // theta >= 0 and finite, extra >= 0 and finite; returns a value >= kScirFloor.
+  double Step(double theta, double extra, KeyedStream& rng) const;
+
+ private:
+  double base_shape_, c_, decay_over_c_;
+  GammaVariate base_gamma_;
 };
 
 // The same transition on log(theta) (log_theta = -inf is theta = 0). Exact at any scale:

@@ -64,6 +64,9 @@ class Sghmc : public Sampler {
   int aux_count() const override { return 1; }  // aux[0] = r, zero at the start
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override;
+  void MirrorAtZero(BlockState& block) const override {  // aux[0] = r
+    MirrorWithMomentum(block, block.aux[0]);
+  }
 
  private:
   double friction_;

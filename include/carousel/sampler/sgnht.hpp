@@ -33,6 +33,9 @@ class Sgnht : public Sampler {
   int aux_count() const override { return 1; }  // aux[0] = p
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override;
+  void MirrorAtZero(BlockState& block) const override {  // aux[0] = p
+    MirrorWithMomentum(block, block.aux[0]);
+  }
 
   int post_sum_count() const override { return 2; }
   void PostSums(const BlockState& block, double* out) const override;  // {p^T p, n}

@@ -38,6 +38,9 @@ class Sgrhmc : public Sampler {
   int aux_count() const override { return 1; }  // aux[0] = r
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override;
+  void MirrorAtZero(BlockState& block) const override {  // aux[0] = r
+    MirrorWithMomentum(block, block.aux[0]);
+  }
 
  private:
   std::shared_ptr<const DiagonalMetric> metric_;

@@ -6,7 +6,8 @@
 //
 //   scir   : SCIR paper Alg. 1 / Eq. 2.3, theta_kw <- exact CIR transition over h with
 //            shape a_hat_kw = beta + count_hat_kw. Every entry is independent, so a block
-//            needs nothing from outside itself.
+//            needs nothing from outside itself. Drawn by ScirSharedShapeTransition (same
+//            law as ScirStep, cheaper generators, Gamma(beta)'s constants shared).
 //   sgrld  : Patterson and Teh (2013) expanded-mean SGRLD (SgrldComponentStep), whose
 //            drift needs the row sums theta_k. and count_hat_k. over the whole vocabulary.
 //   sgrhmc : recipe paper Alg. 1 with G = diag(theta)^-1 (SgrhmcComponentStep), the same

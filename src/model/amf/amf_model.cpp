@@ -11,6 +11,7 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/amf/amf_pieces.hpp"
+#include "carousel/model/coupled_step.hpp"
 #include "carousel/sampler/block_codec.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -64,12 +65,10 @@ AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare 
     std::memcpy(&bits, &f, sizeof bits);
     fixed_crc_ = (fixed_crc_ ^ bits) * 1099511628211ULL;
   }
-  if (sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
-      sampler_->needs_gradient_after_step())
-    throw UsageError("--sampler",
-                     "carousel amf supports samplers whose blocks update "
-                     "independently (sgld, psgld), not " +
-                         sampler_->name());
+  // The model has no metric, so HAMCMC's Fisher H^0 (which needs one for its first step)
+  // cannot be built; the registry refuses it before this, this is the model's own guard.
+  if (sampler_->needs_fisher_after_step())
+    throw UsageError("--initial-metric", "carousel amf supplies no Fisher information");
 }
 AmfModel::~AmfModel() = default;
 
@@ -89,7 +88,8 @@ std::uint64_t AmfModel::EntryId(const RowBlock& rb, int j, std::size_t r, std::u
   return i * problem_.cols + col;
 }
 
-BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const {
+BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose,
+                                 const Matrix* leading) const {
   // Started near zero, v = (WH)_ij is tiny and the gradient x^2 v^(-2/alpha - 1) / (alpha Phi)
   // throws the factors far out, from where the chain takes long to return. So every factor
   // starts at the level c with K c^2 = mean(x)^alpha (|X| is of order v^(1/alpha), Eq. 14),
@@ -104,6 +104,9 @@ BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpo
       block.theta(static_cast<Eigen::Index>(r), f) =
           static_cast<float>(level * std::exp(config_.init_sd * stream.normal()));
   }
+  // Held columns (--fix-rows) are in place before the sampler's state is made from theta
+  // (HAMCMC keeps past samples: its first gradient points must hold them too).
+  if (leading != nullptr) block.theta.leftCols(leading->cols()) = *leading;
   sampler_->InitAux(block);
   return block;
 }
@@ -155,11 +158,10 @@ std::vector<std::uint64_t> AmfModel::Attach(const TileRun& run) {
         }
     }
     const auto& members = grid_->rows().Members(rb.id);
-    rb.state = FreshBlock(members, Purpose::kInitRow);
     rb.fixed.resize(static_cast<Eigen::Index>(members.size()), fixed_cols_);
     for (std::size_t r = 0; r < members.size(); ++r)
       rb.fixed.row(static_cast<Eigen::Index>(r)) = config_.fixed_w.row(members[r]);
-    rb.state.theta.leftCols(fixed_cols_) = rb.fixed;
+    rb.state = FreshBlock(members, Purpose::kInitRow, &rb.fixed);
     rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
     rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
     rb.m2 = rb.sum;
@@ -175,14 +177,76 @@ void AmfModel::InitColBlock(int j) {
   cols_[j] = FreshBlock(grid_->cols().Members(j), Purpose::kInitCol);
 }
 
-// Reflection at 0 (HAMCMC Sec. 4.2): the sampler's proposal replaced by its absolute value.
+// Reflection at 0 (HAMCMC Sec. 4.2): the sampler's proposal replaced by its absolute value,
+// with the sampler's memory of the step made consistent (Sampler::MirrorAtZero).
 void AmfModel::Mirror(BlockState& block) const {
-  block.theta = block.theta.cwiseAbs();
+  if (config_.fault == AmfFault::kClipAtZero)
+    block.theta = block.theta.cwiseMax(0.0f);
+  else
+    sampler_->MirrorAtZero(block);
 }
 
-// The fixed columns of W (--fix-rows) put back after the row block's step.
+bool AmfModel::coupled() const {
+  return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
+         sampler_->needs_gradient_after_step();
+}
+
+// One pass over tile (rb, j) of the stratum. With w_phi, h_phi: first the Metropolis step
+// of every Phi_ij at the current v = (WH)_ij from them (Eq. 15, prior proposal). Then the
+// gradient of sum log N(x; 0, Phi v^(2/alpha)) at (w, h) (the sampler's gradient point),
+// into lik_w, lik_h, with the Exponential priors' constant -lambda folded in (header).
+void AmfModel::TilePass(RowBlock& rb, int j, const Matrix* w_phi, const Matrix* h_phi,
+                        const Matrix& w, const Matrix& h, Matrix& lik_w, Matrix& lik_h) {
+  const int k = config_.rank;
+  const TileRatings& tile = rb.tiles[j];
+  std::vector<double>& phi = rb.phi[j];
+  const bool same_point = w_phi == &w && h_phi == &h;
+  lik_w.setZero(w.rows(), w.cols());
+  lik_h.setZero(h.rows(), h.cols());
+  const std::size_t n = tile.row_start.size() - 1;
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    const float* wr = w.row(row).data();
+    for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
+      const std::uint32_t c = tile.col[e];
+      const double x = tile.value[e];
+      const double v = Scale(wr, h.row(c).data(), k);
+      if (w_phi) {
+        // Phi_ij | x, W, H: one Metropolis step with the prior as proposal (Eq. 15), at the
+        // current W, H (HAMCMC's gradient point theta_{t-M} is not the current sample).
+        const double v_now =
+            same_point ? v : Scale(w_phi->row(row).data(), h_phi->row(c).data(), k);
+        KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), t_);
+        bool accepted = false;
+        phi[e] = AmfPhiMetropolisStep(phi[e], x, v_now, config_.alpha, stream, PhiFault::kNone,
+                                      &accepted, config_.likelihood);
+        rb.accepted += accepted ? 1.0 : 0.0;
+        rb.proposed += 1.0;
+      }
+      // d log N(x; 0, Phi v^(2/alpha)) / dv, then dv/dW_ik = H_kj, dv/dH_kj = W_ik.
+      const float d = static_cast<float>(
+          AmfEntryLogLikelihoodDv(x, v, phi[e], config_.alpha, config_.likelihood));
+      lik_w.row(row) += d * h.row(c);
+      lik_h.row(c) += d * w.row(row);
+    }
+  }
+  // The Exponential priors' constant gradient -lambda, folded into the scaled sums (header).
+  lik_w.array() -= static_cast<float>(config_.lambda_w / scale_);
+  lik_h.array() -= static_cast<float>(config_.lambda_h / scale_);
+  lik_w.leftCols(fixed_cols_).setZero();  // --fix-rows: no drift on the fixed columns
+}
+
+NoiseKey AmfModel::RowNoise(const RowBlock& rb) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseRow, t_, &grid_->rows().Members(rb.id)};
+}
+NoiseKey AmfModel::ColNoise(int j) const {
+  return NoiseKey{config_.seed, Purpose::kNoiseCol, t_, &grid_->cols().Members(j)};
+}
+
+// The fixed columns of W (--fix-rows) put back after the row block's step (and its
+// mirroring), through the sampler so that its state follows (HAMCMC's s_t).
 void AmfModel::HoldFixed(RowBlock& rb) const {
-  rb.state.theta.leftCols(fixed_cols_) = rb.fixed;
+  if (fixed_cols_ > 0) sampler_->HoldLeadingColumns(rb.state, rb.fixed);
 }
 
 void AmfModel::UpdateTiles(const IterationContext& ctx) {
@@ -191,56 +255,78 @@ void AmfModel::UpdateTiles(const IterationContext& ctx) {
   const double stratum = static_cast<double>(ctx.stratum_size);
   batch_ = std::max(stratum, 1.0);
   scale_ = static_cast<double>(problem_.train_count) / batch_;
-  const int k = config_.rank;
+  if (coupled()) {
+    CoupledStep(ctx);
+    return;
+  }
+  // Samplers whose blocks update independently: the column blocks first, so that they
+  // travel while the row blocks are updated (UpdateRows).
   Matrix lik_h;
   for (RowBlock& rb : rows_) {
     const int j = grid_->ColBlockInStratum(rb.id, ctx.stratum);
     BlockState& col = cols_.at(j);
-    const TileRatings& tile = rb.tiles[j];
-    std::vector<double>& phi = rb.phi[j];
-    const Matrix& w = rb.state.theta;
-    const Matrix& h = col.theta;
-    rb.lik.setZero(w.rows(), w.cols());
-    lik_h.setZero(h.rows(), h.cols());
-    const std::size_t n = tile.row_start.size() - 1;
-    for (std::size_t r = 0; r < n; ++r) {
-      const float* wr = w.row(static_cast<Eigen::Index>(r)).data();
-      for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
-        const std::uint32_t c = tile.col[e];
-        const double x = tile.value[e];
-        const double v = Scale(wr, h.row(c).data(), k);
-        // Phi_ij | x, W, H: one Metropolis step with the prior as proposal (Eq. 15).
-        KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), ctx.t);
-        bool accepted = false;
-        phi[e] = AmfPhiMetropolisStep(phi[e], x, v, config_.alpha, stream, PhiFault::kNone,
-                                      &accepted, config_.likelihood);
-        rb.accepted += accepted ? 1.0 : 0.0;
-        rb.proposed += 1.0;
-        // d log N(x; 0, Phi v^(2/alpha)) / dv, then dv/dW_ik = H_kj, dv/dH_kj = W_ik.
-        const float d = static_cast<float>(
-            AmfEntryLogLikelihoodDv(x, v, phi[e], config_.alpha, config_.likelihood));
-        rb.lik.row(static_cast<Eigen::Index>(r)) += d * h.row(c);
-        lik_h.row(c) += d * w.row(static_cast<Eigen::Index>(r));
-      }
-    }
-    // The Exponential prior's constant gradient -lambda, folded into the scaled sum (header).
-    lik_h.array() -= static_cast<float>(config_.lambda_h / scale_);
-    sampler_->Step(col, BlockGradient{lik_h, scale_, batch_, zero_precision_}, step_,
-                   NoiseKey{config_.seed, Purpose::kNoiseCol, ctx.t, &grid_->cols().Members(j)});
+    TilePass(rb, j, &rb.state.theta, &col.theta, rb.state.theta, col.theta, rb.lik, lik_h);
+    sampler_->Step(col, BlockGradient{lik_h, scale_, batch_, zero_precision_}, step_, ColNoise(j));
     Mirror(col);
   }
 }
 
-void AmfModel::UpdateRows(const IterationContext& ctx) {
+void AmfModel::UpdateRows(const IterationContext&) {
+  if (coupled()) return;  // CoupledStep moved them
   for (RowBlock& rb : rows_) {
-    rb.lik.array() -= static_cast<float>(config_.lambda_w / scale_);
-    rb.lik.leftCols(fixed_cols_).setZero();  // --fix-rows: no drift on the fixed columns
-    sampler_->Step(
-        rb.state, BlockGradient{rb.lik, scale_, batch_, zero_precision_}, step_,
-        NoiseKey{config_.seed, Purpose::kNoiseRow, ctx.t, &grid_->rows().Members(rb.id)});
+    sampler_->Step(rb.state, BlockGradient{rb.lik, scale_, batch_, zero_precision_}, step_,
+                   RowNoise(rb));
     Mirror(rb.state);
     HoldFixed(rb);
   }
+}
+
+// Samplers coupled across blocks (HAMCMC, SGNHT): every W and H block of the stratum through
+// the Sampler protocol (model/coupled_step.hpp), keyed by row-block id 0..B-1 and column
+// block B..2B-1 for the ordered sums, as BPMF. The gradient is taken at the sampler's
+// gradient point (HAMCMC: theta_{t-M}); Phi's step stays at the current W, H.
+//
+// Mirroring comes right after StepWithSums and before AfterStep. The paper "applies
+// mirroring at the end of each iteration" (HAMCMC Sec. 4.2; the reflected diffusion of
+// Patterson and Teh 2013, Sec. 3.2): the sample theta_t is |proposal|. HAMCMC's L-BFGS pairs
+// are made of samples, s_t = theta_t - theta_{t-M} and y_t = grad U~(theta_t) -
+// grad U~(theta_{t-M}), so both must see the mirrored theta_t: MirrorAtZero moves the stored
+// s_t with it, and the gradient after the step is taken at |proposal|. Mirroring after
+// AfterStep would build the Hessian approximation from points the chain never visits
+// (negative entries, where Eq. 15's v may not even be positive).
+void AmfModel::CoupledStep(const IterationContext& ctx) {
+  lik_h_.resize(rows_.size());
+  std::vector<int> col_of(rows_.size());
+  std::vector<CoupledBlock> blocks;
+  blocks.reserve(2 * rows_.size());
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    RowBlock& rb = rows_[i];
+    const int j = col_of[i] = grid_->ColBlockInStratum(rb.id, ctx.stratum);
+    BlockState& col = cols_.at(j);
+    TilePass(rb, j, &rb.state.theta, &col.theta, sampler_->GradientPoint(rb.state),
+             sampler_->GradientPoint(col), rb.lik, lik_h_[i]);
+    blocks.push_back(
+        {rb.id, &rb.state, BlockGradient{rb.lik, scale_, batch_, zero_precision_}, RowNoise(rb)});
+    blocks.push_back(
+        {B() + j, &col, BlockGradient{lik_h_[i], scale_, batch_, zero_precision_}, ColNoise(j)});
+  }
+  CoupledStepHooks hooks;
+  hooks.after_move = [this](BlockState& block) {
+    Mirror(block);
+    for (RowBlock& rb : rows_)
+      if (&rb.state == &block) HoldFixed(rb);
+  };
+  // The gradient at the new, mirrored point on the same minibatch (the whole tile) and the
+  // same Phi; no Phi step.
+  Matrix lik_w_new, lik_h_new;
+  hooks.gradients_after_step = [&](std::size_t i, GradientsAfterStep& out) {
+    RowBlock& rb = rows_[i];
+    const int j = col_of[i];
+    TilePass(rb, j, nullptr, nullptr, rb.state.theta, cols_.at(j).theta, lik_w_new, lik_h_new);
+    out.at_new_point.push_back(BlockGradient{lik_w_new, scale_, batch_, zero_precision_});
+    out.at_new_point.push_back(BlockGradient{lik_h_new, scale_, batch_, zero_precision_});
+  };
+  RunCoupledStep(*sampler_, *comm_, blocks, 2, step_, hooks);
 }
 
 std::string AmfModel::TakeColBlock(int j) {

@@ -6,6 +6,7 @@
 
 #include "bpmf_model_impl.hpp"
 #include "carousel/comm/ordered_sum.hpp"
+#include "carousel/model/coupled_step.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
 
 namespace carousel {
@@ -95,10 +96,10 @@ void BpmfModel::Impl::LocalRowSteps() {
                    plan.step, RowNoise(plan, rb));
 }
 
-// Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the sums
-// over every block of the whole parameter vector (keyed by block id: row-blocks 0..B-1,
-// column blocks B..2B-1, added in that order), the steps, the gradients at the new point
-// if the sampler wants them, and the sums after the step.
+// Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the
+// protocol of RunCoupledStep (model/coupled_step.hpp) over every block of the whole
+// parameter vector, keyed by block id for its ordered sums (row-blocks 0..B-1, column
+// blocks B..2B-1), with the gradients at the new point from one pass per tile.
 void BpmfModel::Impl::CoupledStep() {
   const IterationPlan& plan = *plan_;
   struct Pair {
@@ -108,6 +109,7 @@ void BpmfModel::Impl::CoupledStep() {
     Matrix lik_h;
   };
   std::vector<Pair> pairs;
+  pairs.reserve(rows_.size());  // the blocks' gradients below point into the pairs
   for (BpmfRowBlock& rb : rows_) {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     pairs.push_back({&rb, j, &cols_.at(j), Matrix()});
@@ -130,87 +132,54 @@ void BpmfModel::Impl::CoupledStep() {
     p.rb->minibatch_sse = result.sse;
     p.rb->minibatch_count = static_cast<double>(result.count);
   }
-  auto w_gradient = [&](Pair& p) {
-    return BlockGradient{p.rb->lik,     plan.scale, plan.batch,        plan.prior_w,
-                         &p.rb->degree, nullptr,    plan.information_w};
-  };
-  auto h_gradient = [&](Pair& p) {
-    return BlockGradient{p.lik_h,           plan.scale, plan.batch,        plan.prior_h,
-                         &col_degree_[p.j], nullptr,    plan.information_h};
-  };
-
-  const auto pre_width = static_cast<std::size_t>(sampler_->pre_sum_count());
-  std::vector<double> pre;
-  if (pre_width > 0) {
-    KeyedPartials partials;
-    for (Pair& p : pairs) {
-      auto& w = partials[p.rb->id];
-      w.assign(pre_width, 0.0);
-      sampler_->PreSums(p.rb->state, w_gradient(p), RowNoise(plan, *p.rb), w.data());
-      auto& h = partials[B() + p.j];
-      h.assign(pre_width, 0.0);
-      sampler_->PreSums(*p.col, h_gradient(p), ColNoise(plan, p.j), h.data());
-    }
-    pre = OrderedSum(*comm_, partials, pre_width);
-  }
+  std::vector<CoupledBlock> blocks;
+  blocks.reserve(2 * pairs.size());
   for (Pair& p : pairs) {
-    sampler_->StepWithSums(p.rb->state, w_gradient(p), plan.step, RowNoise(plan, *p.rb),
-                           pre.data());
-    sampler_->StepWithSums(*p.col, h_gradient(p), plan.step, ColNoise(plan, p.j), pre.data());
+    blocks.push_back({p.rb->id, &p.rb->state,
+                      BlockGradient{p.rb->lik, plan.scale, plan.batch, plan.prior_w, &p.rb->degree,
+                                    nullptr, plan.information_w},
+                      RowNoise(plan, *p.rb)});
+    blocks.push_back({B() + p.j, p.col,
+                      BlockGradient{p.lik_h, plan.scale, plan.batch, plan.prior_h,
+                                    &col_degree_[p.j], nullptr, plan.information_h},
+                      ColNoise(plan, p.j)});
   }
-  if (sampler_->needs_gradient_after_step()) {
-    // On the curvature subset S, which holds each minibatch entry with probability
-    // 1 / stride, so (N / |minibatch|) stride scales its sums to unbiased estimates of the
-    // minibatch's. Without a subset the pass has stride 1: the same bits as the gradient
-    // pass (FusedPassMatchesSeparatePasses).
-    const bool fisher_wanted = sampler_->needs_fisher_after_step();
-    Matrix lik_w_new, lik_h_new;
-    FisherSums fisher;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      Pair& p = pairs[i];
-      const Matrix& w_new = p.rb->state.theta;
-      const Matrix& h_new = p.col->theta;
-      lik_w_new.setZero(w_new.rows(), w_new.cols());
-      lik_h_new.setZero(h_new.rows(), h_new.cols());
-      AccumulateSubsetGradient(p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
-                               Minibatch(plan, p.rb->id, p.j), w_new, h_new, config_.shape,
-                               problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
-                               fisher_wanted ? &fisher : nullptr);
-      const Matrix* fisher_w = fisher_wanted ? &fisher.w : nullptr;
-      const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
-      const double scale =
-          subset ? plan.scale * static_cast<double>(curvature[i].subset.stride) : plan.scale;
-      const BlockGradient w_at_new{lik_w_new,    scale,         plan.batch,
-                                   plan.prior_w, &p.rb->degree, fisher_w};
-      const BlockGradient h_at_new{lik_h_new,         scale,   plan.batch, plan.prior_h,
-                                   &col_degree_[p.j], fisher_h};
-      if (subset) {
-        const CurvatureSubset& cs = curvature[i];
-        sampler_->AfterStep(
-            p.rb->state, w_at_new,
-            BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
-        sampler_->AfterStep(
-            *p.col, h_at_new,
-            BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
-      } else {
-        sampler_->AfterStep(p.rb->state, w_at_new);
-        sampler_->AfterStep(*p.col, h_at_new);
-      }
+
+  // After the step, on the curvature subset S, which holds each minibatch entry with
+  // probability 1 / stride, so (N / |minibatch|) stride scales its sums to unbiased
+  // estimates of the minibatch's. Without a subset the pass has stride 1: the same bits as
+  // the gradient pass (FusedPassMatchesSeparatePasses).
+  const bool fisher_wanted = sampler_->needs_fisher_after_step();
+  Matrix lik_w_new, lik_h_new;
+  FisherSums fisher;
+  CoupledStepHooks hooks;
+  hooks.gradients_after_step = [&](std::size_t i, GradientsAfterStep& out) {
+    Pair& p = pairs[i];
+    const Matrix& w_new = p.rb->state.theta;
+    const Matrix& h_new = p.col->theta;
+    lik_w_new.setZero(w_new.rows(), w_new.cols());
+    lik_h_new.setZero(h_new.rows(), h_new.cols());
+    AccumulateSubsetGradient(p.rb->tiles[p.j], subset ? curvature[i].subset : SystematicSubset{},
+                             Minibatch(plan, p.rb->id, p.j), w_new, h_new, config_.shape,
+                             problem_.mu, static_cast<float>(hyper_.tau), lik_w_new, lik_h_new,
+                             fisher_wanted ? &fisher : nullptr);
+    const Matrix* fisher_w = fisher_wanted ? &fisher.w : nullptr;
+    const Matrix* fisher_h = fisher_wanted ? &fisher.h : nullptr;
+    const double scale =
+        subset ? plan.scale * static_cast<double>(curvature[i].subset.stride) : plan.scale;
+    out.at_new_point.push_back(
+        BlockGradient{lik_w_new, scale, plan.batch, plan.prior_w, &p.rb->degree, fisher_w});
+    out.at_new_point.push_back(
+        BlockGradient{lik_h_new, scale, plan.batch, plan.prior_h, &col_degree_[p.j], fisher_h});
+    if (subset) {
+      const CurvatureSubset& cs = curvature[i];
+      out.at_gradient_point.push_back(
+          BlockGradient{cs.lik_w, scale, plan.batch, plan.prior_w, &p.rb->degree});
+      out.at_gradient_point.push_back(
+          BlockGradient{cs.lik_h, scale, plan.batch, plan.prior_h, &col_degree_[p.j]});
     }
-  }
-  const auto post_width = static_cast<std::size_t>(sampler_->post_sum_count());
-  std::vector<double> post;
-  if (post_width > 0) {
-    KeyedPartials partials;
-    for (Pair& p : pairs) {
-      partials[p.rb->id].assign(post_width, 0.0);
-      sampler_->PostSums(p.rb->state, partials[p.rb->id].data());
-      partials[B() + p.j].assign(post_width, 0.0);
-      sampler_->PostSums(*p.col, partials[B() + p.j].data());
-    }
-    post = OrderedSum(*comm_, partials, post_width);
-  }
-  sampler_->EndIteration(pre.data(), post.data(), plan.step);
+  };
+  RunCoupledStep(*sampler_, *comm_, blocks, 2, plan.step, hooks);
 }
 
 HyperStats BpmfModel::Impl::GatherHyperStats() const {

@@ -275,6 +275,7 @@ std::string LdaModel::TakeColBlock(int j) {
   const auto it = impl_->cols_.find(j);
   if (it == impl_->cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
   std::string bytes = EncodeDoubles({&it->second.theta, &it->second.momentum});
+  if (impl_->spare_blocks_.size() < 2) impl_->spare_blocks_.push_back(std::move(it->second));
   impl_->cols_.erase(it);
   return bytes;
 }

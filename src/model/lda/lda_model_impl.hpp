@@ -39,15 +39,15 @@ struct LdaRowBlock {
   std::vector<double> train_theta_sum, held_out_theta_sum;
 };
 
+// Appended rather than copied over a zero-filled string: a travelling block is encoded
+// every iteration, and the zero-fill was a second pass over its 1.4 MB (issue #17).
 inline std::string EncodeDoubles(const std::vector<const std::vector<double>*>& parts) {
   std::size_t n = 0;
   for (const auto* p : parts) n += p->size();
-  std::string bytes(n * sizeof(double), '\0');
-  char* out = bytes.data();
-  for (const auto* p : parts) {
-    std::memcpy(out, p->data(), p->size() * sizeof(double));
-    out += p->size() * sizeof(double);
-  }
+  std::string bytes;
+  bytes.reserve(n * sizeof(double));
+  for (const auto* p : parts)
+    bytes.append(reinterpret_cast<const char*>(p->data()), p->size() * sizeof(double));
   return bytes;
 }
 
@@ -89,11 +89,17 @@ struct LdaModel::Impl {
 
   std::vector<std::uint64_t> Attach(const TileRun& run);
   LdaColBlock FreshBlock(int j) const;
-  // A block of j's shape whose values are about to be overwritten.
-  LdaColBlock FreshShape(int j) const {
+  // A block of j's shape whose values are about to be overwritten: the storage of a block
+  // this rank sent away earlier when there is one (spare_blocks_), so that a travelling
+  // block's arrival neither zero-fills nor faults in fresh pages every iteration.
+  LdaColBlock FreshShape(int j) {
     LdaColBlock block;
+    if (!spare_blocks_.empty()) {
+      block = std::move(spare_blocks_.back());
+      spare_blocks_.pop_back();
+    }
     block.theta.resize(Words(j) * K());
-    if (HasMomentum(config_.sampler)) block.momentum.resize(block.theta.size());
+    block.momentum.resize(HasMomentum(config_.sampler) ? block.theta.size() : 0);
     return block;
   }
   std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
@@ -124,6 +130,7 @@ struct LdaModel::Impl {
   TopicWordView view_;
   // Per row-block (rows_ order): the kept-sweep counts of its tile, reused every iteration.
   std::vector<std::vector<std::uint32_t>> tile_counts_;
+  std::vector<LdaColBlock> spare_blocks_;  // storage of blocks sent away, for FreshShape
   std::uint64_t collected_ = 0;
   std::vector<LdaTraceRow> trace_;
   DrawsTable draws_{{"log_lik_heldout", "perplexity"}};  // rank 0: one row per kept draw

@@ -20,9 +20,11 @@
 //   3. the column block's step by the factor sampler, then the row block's (UpdateRows), each
 //      followed by |.| of the whole block: mirroring (HAMCMC Sec. 4.2; MirroredLangevinStep).
 //      The samplers' Step has no hook for a reflecting boundary, so |.| is applied to the
-//      block after their update; for SGLD that is exactly MirroredLangevinStep.
-// Only samplers whose blocks update independently (SGLD, PSGLD, ...) are supported: the
-// coupled ones (HAMCMC, SGNHT) would need the reflection inside their L-BFGS pairs.
+//      block after their update (Sampler::MirrorAtZero, which also flips a momentum); for
+//      SGLD that is exactly MirroredLangevinStep.
+// Samplers coupled across blocks (HAMCMC, SGNHT) step W and H together through the Sampler
+// protocol (model/coupled_step.hpp), with the gradient at their gradient point (HAMCMC's
+// theta_{t-M}) and the mirroring between StepWithSums and AfterStep (CoupledStep).
 //
 // The trace's log-likelihood is that of every observed training entry given the current W,
 // H and Phi (Eq. 15): the marginal alpha-stable density has no closed form. Real data use
@@ -57,6 +59,12 @@
 
 namespace carousel {
 
+// Tests only: a deliberately broken chain that the model's tests must reject.
+enum class AmfFault {
+  kNone,
+  kClipAtZero,  // max(theta, 0) instead of mirroring |theta|: mass piles up at 0
+};
+
 struct AmfConfig {
   int rank = 5;           // K
   double alpha = 1.5;     // in (0, 2]; 2 is the Gaussian variance model
@@ -73,6 +81,7 @@ struct AmfConfig {
   std::uint64_t thin = 0;  // 0: --eval-every
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
+  AmfFault fault = AmfFault::kNone;
 
   AmfLikelihood likelihood = AmfLikelihood::kReal;
   // I x K_f, rows in W's order: the fixed first K_f columns of W (empty: none). Each rank
@@ -151,7 +160,9 @@ class AmfModel : public TileModel {
   int B() const;
   RowBlock& Row(int id);
   const RowBlock& Row(int id) const;
-  BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose) const;
+  // `leading`: the held first columns of a row block of W (--fix-rows), or null.
+  BlockState FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose,
+                        const Matrix* leading = nullptr) const;
   std::uint64_t EntryId(const RowBlock& rb, int j, std::size_t r, std::uint32_t c) const;
   Matrix GatherColumns();
   void Mirror(BlockState& block) const;
@@ -160,6 +171,12 @@ class AmfModel : public TileModel {
   // On rank 0: I x cols, row r of each row block's matrix at its member's row.
   Eigen::MatrixXd GatherRowBlocks(const std::function<const Eigen::MatrixXd&(const RowBlock&)>& of,
                                   int cols);
+  bool coupled() const;
+  void TilePass(RowBlock& rb, int j, const Matrix* w_phi, const Matrix* h_phi, const Matrix& w,
+                const Matrix& h, Matrix& lik_w, Matrix& lik_h);
+  void CoupledStep(const IterationContext& ctx);
+  NoiseKey RowNoise(const RowBlock& rb) const;
+  NoiseKey ColNoise(int j) const;
 
   AmfConfig config_;
   const MfProblem& problem_;
@@ -173,6 +190,7 @@ class AmfModel : public TileModel {
   std::vector<RowBlock> rows_;
   std::map<int, BlockState> cols_;
   std::vector<Eigen::VectorXf> col_degree_;
+  std::vector<Matrix> lik_h_;                      // CoupledStep: H's gradient of each local tile
   double step_ = 0.0, scale_ = 0.0, batch_ = 0.0;  // of the iteration under way
   std::uint64_t t_ = 0;
   std::uint64_t collected_ = 0;

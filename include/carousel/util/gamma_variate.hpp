@@ -1,0 +1,55 @@
+// Gamma(shape, 1) variates for a shape fixed in advance, with the constants of the method
+// computed once and the normals and exponentials drawn by the ziggurat (util/ziggurat.hpp).
+//
+// shape >= 1: Marsaglia and Tsang (2000), "A simple method for generating gamma variables",
+//   ACM TOMS 26(3): d = shape - 1/3, c = 1 / sqrt(9 d); x ~ N(0, 1), v = (1 + c x)^3,
+//   accept d v when U < 1 - 0.0331 x^4 (squeeze) or log U < x^2 / 2 + d (1 - v + log v).
+// shape < 1: the same paper's boost, Gamma(shape) = Gamma(shape + 1) U^(1 / shape), with
+//   U^(1 / shape) = exp(-E / shape) for E = -log U ~ Exp(1) drawn by the ziggurat.
+//
+// The law is that of KeyedStream::gamma_linear (same method, different normal and
+// exponential generators, so different bits). Like gamma_linear it may underflow to 0 for
+// tiny shapes; callers apply a floor (sampler/scir.hpp).
+#pragma once
+
+#include <cmath>
+
+#include "carousel/util/keyed_rng.hpp"
+#include "carousel/util/ziggurat.hpp"
+
+namespace carousel {
+
+class GammaVariate {
+ public:
+  explicit GammaVariate(double shape)  // shape > 0 and finite (not checked here)
+      : boost_(shape < 1.0),
+        inv_shape_(1.0 / shape),
+        d_((boost_ ? shape + 1.0 : shape) - 1.0 / 3.0),
+        c_(1.0 / std::sqrt(9.0 * d_)) {}
+
+  double operator()(KeyedStream& rng) const {
+    const double g = MarsagliaTsang(rng);
+    return boost_ ? g * std::exp(-ZigguratExponential(rng) * inv_shape_) : g;
+  }
+
+ private:
+  double MarsagliaTsang(KeyedStream& rng) const {
+    for (;;) {
+      double x, v;
+      do {
+        x = ZigguratNormal(rng);
+        v = 1.0 + c_ * x;
+      } while (v <= 0.0);
+      v = v * v * v;
+      const double u = rng.uniform();
+      const double x2 = x * x;
+      if (u < 1.0 - 0.0331 * x2 * x2 || std::log(u) < 0.5 * x2 + d_ * (1.0 - v + std::log(v)))
+        return d_ * v;
+    }
+  }
+
+  bool boost_;
+  double inv_shape_, d_, c_;
+};
+
+}  // namespace carousel
