@@ -25,6 +25,7 @@ is not counted as distortion.
 """
 import argparse
 import csv
+import io
 import os
 import subprocess
 import sys
@@ -76,7 +77,7 @@ def speak(voice, text, tmp):
     raw = os.path.join(tmp, "espeak.wav")
     out = os.path.join(tmp, "speech.wav")
     run(["espeak-ng", "-v", voice, "-w", raw, text])
-    run(["sox", "-G", raw, "-r", str(FS), "-c", "1", "-b", "16", out])
+    run(["sox", "-R", "-G", raw, "-r", str(FS), "-c", "1", "-b", "16", out])
     return read_wav(out)
 
 
@@ -121,6 +122,20 @@ def resynth(z, n):
     return np.pad(x, (0, max(n - len(x), 0)))[:n]
 
 
+def save(path, a):
+    """np.save, but a file already holding these bytes is left alone (and its time), so
+    run_amf_denoise.sh can keep dictionaries learnt on an unchanged training STFT."""
+    buf = io.BytesIO()
+    np.save(buf, a)
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            if f.read() == buf.getvalue():
+                return
+    with open(path + ".tmp", "wb") as f:
+        f.write(buf.getvalue())
+    os.replace(path + ".tmp", path)
+
+
 def sdr(s, s_hat):
     """BSS-eval SDR with a single-tap projection (see the module docstring)."""
     target = np.dot(s_hat, s) / np.dot(s, s) * s
@@ -137,14 +152,14 @@ def prepare(args):
         # scale: the training STFT's mean |X| is 1, keeping WH near the priors' scale.
         gain = 1.0 / np.mean(np.abs(spectrum(train)))
         z = spectrum(gain * train)
-        np.save(os.path.join(out, "clean_train.npy"), np.ascontiguousarray(z, np.complex64))
+        save(os.path.join(out, "clean_train.npy"), np.ascontiguousarray(z, np.complex64))
         print("clean_train.npy: %d x %d (%.1f s of speech, %d sentences)" %
               (z.shape[0], z.shape[1], len(train) / FS, len(TRAIN)))
         rows = []
         for t, (voice, text) in enumerate(TEST):
             s = gain * trim(speak(voice, text, tmp))
             name = "test%d" % t
-            np.save(os.path.join(out, "wav", name + "-clean.npy"), s)
+            save(os.path.join(out, "wav", name + "-clean.npy"), s)
             for noise in NOISES:
                 if noise == "babble":
                     v = babble(len(s), tmp)
@@ -155,9 +170,9 @@ def prepare(args):
                     n = v * np.sqrt(np.sum(s**2) / np.sum(v**2) / 10**(snr / 10))
                     x = s + n
                     mix = "%s-%s-%gdB" % (name, noise, snr)
-                    np.save(os.path.join(out, "wav", mix + ".npy"), x)
+                    save(os.path.join(out, "wav", mix + ".npy"), x)
                     z = spectrum(x)
-                    np.save(os.path.join(out, "noisy", mix + ".npy"), np.ascontiguousarray(z, np.complex64))
+                    save(os.path.join(out, "noisy", mix + ".npy"), np.ascontiguousarray(z, np.complex64))
                     rows.append((mix, name, noise, snr, z.shape[1], sdr(s, x)))
     with open(os.path.join(out, "baseline.csv"), "w", newline="") as f:
         w = csv.writer(f)

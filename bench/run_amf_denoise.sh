@@ -51,6 +51,7 @@ for alpha in "${alphas[@]}"; do
     echo "keeping $w"
     continue
   fi
+  rm -f "$out"/runs-*.csv  # other samplers' runs used the old dictionary: not kept
   "$CAROUSEL_BIN" amf --train "$data/clean_train.npy" --rank "$k_speech" --alpha "$alpha" \
     --iterations "$train_iterations" --quiet --overwrite --out "$out/train-a$alpha" \
     | tee "$out/train-a$alpha.log"
