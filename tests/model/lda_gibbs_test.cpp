@@ -122,27 +122,12 @@ TEST(DocumentGibbs, JointTestAcceptsPlainKernelAndRejectsBrokenOnes) {
 
 // One token, the others fixed: its draws against (alpha + n_dk^{-i}) phi_kw over K = 6.
 TEST(DocumentGibbs, SingleTokenDrawsFromExactConditional) {
-  const int K = 6;
-  const double alpha = 0.2;
-  // Two words; word 1 (the swept token's) has phi = 0 in topic 5.
-  std::vector<double> theta(2 * K);
-  for (int k = 0; k < K; ++k) {
-    theta[k] = 1.0 + k;                           // word 0
-    theta[K + k] = k == 5 ? 0.0 : 0.5 + 0.7 * k;  // word 1
-  }
-  const TopicWordView view = MakeView(theta, 2, K, alpha);
-  // Other tokens: topics 0, 0, 0, 2, 5 (topics 1, 3, 4 absent); the swept one last.
-  std::vector<std::uint32_t> words{0, 0, 1, 0, 0, 1};
-  std::vector<std::uint16_t> others{0, 0, 0, 2, 5};
-  std::vector<double> p(K);
-  double total = 0.0;
-  for (int k = 0; k < K; ++k) {
-    double n = 0;
-    for (auto z : others) n += z == k;
-    p[k] = (alpha + n) * view.Row(1)[k];
-    total += p[k];
-  }
-  for (double& v : p) v /= total;
+  const SingleTokenProblem problem;
+  const int K = SingleTokenProblem::K;
+  const TopicWordView& view = problem.view;
+  const auto& words = problem.words;
+  const auto& others = problem.others;
+  const std::vector<double>& p = problem.p;
   ASSERT_EQ(p[5], 0.0);
 
   DocumentGibbs gibbs(K);

@@ -53,6 +53,38 @@ inline ChiSquare Pearson(const std::vector<double>& observed,
   return c;
 }
 
+// One token swept with the other five fixed: two words, word 1 (the swept token's) with
+// phi = 0 in topic 5; the others' topics 0, 0, 0, 2, 5 (topics 1, 3, 4 absent), the swept
+// token last. `p` is its exact conditional (alpha + n_dk^{-i}) phi_kw, normalised. The view
+// points into `theta`, so the problem is not copied.
+struct SingleTokenProblem {
+  static constexpr int K = 6;
+  double alpha = 0.2;
+  std::vector<double> theta;
+  TopicWordView view;
+  std::vector<std::uint32_t> words{0, 0, 1, 0, 0, 1};
+  std::vector<std::uint16_t> others{0, 0, 0, 2, 5};
+  std::vector<double> p;
+
+  SingleTokenProblem() : theta(2 * K), p(K) {
+    for (int k = 0; k < K; ++k) {
+      theta[k] = 1.0 + k;                           // word 0
+      theta[K + k] = k == 5 ? 0.0 : 0.5 + 0.7 * k;  // word 1
+    }
+    view = MakeView(theta, 2, K, alpha);
+    double total = 0.0;
+    for (int k = 0; k < K; ++k) {
+      double n = 0;
+      for (auto z : others) n += z == k;
+      p[k] = (alpha + n) * view.Row(1)[k];
+      total += p[k];
+    }
+    for (double& v : p) v /= total;
+  }
+  SingleTokenProblem(const SingleTokenProblem&) = delete;
+  SingleTokenProblem& operator=(const SingleTokenProblem&) = delete;
+};
+
 // The 4-token document of the joint test and its exact posterior over the 3^4 states.
 struct JointProblem {
   static constexpr int K = 3;
