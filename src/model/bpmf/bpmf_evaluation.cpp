@@ -16,32 +16,48 @@
 
 namespace carousel {
 
-Matrix BpmfModel::Impl::GatherColumns() {
+void AccumulateMoments(const Matrix& x, MomentMatrix& sum, MomentMatrix& sum_sq) {
+  if (sum.rows() != x.rows() || sum.cols() != x.cols() || sum_sq.rows() != x.rows() ||
+      sum_sq.cols() != x.cols())
+    throw Error(ExitCode::kInternal, "BpmfModel: moment sums of another shape than the factors");
+  const float* in = x.data();
+  double* s = sum.data();
+  double* s2 = sum_sq.data();
+  for (Eigen::Index k = 0, n = x.size(); k < n; ++k) {
+    const double v = in[k];
+    s[k] += v;
+    s2[k] += v * v;
+  }
+}
+
+const Matrix& BpmfModel::Impl::GatherColumns() {
   ByteWriter out;
   out.Put<std::int64_t>(static_cast<std::int64_t>(cols_.size()));
   for (const auto& [j, block] : cols_) {
     out.Put<std::int64_t>(j);
     out.PutArray(block.theta.data(), static_cast<std::size_t>(block.theta.size()));
   }
-  Matrix h(problem_.cols, config_.shape.width());
+  // Every column is in exactly one column block, so every row of H is written below.
+  gathered_h_.resize(problem_.cols, config_.shape.width());
   for (const std::string& part : comm_->AllGather(out.Take())) {
     ByteReader in(part);
     for (auto n = in.Get<std::int64_t>(); n > 0; --n) {
       const int j = static_cast<int>(in.Get<std::int64_t>());
       const auto& members = grid_->cols().Members(j);
-      Matrix theta(static_cast<Eigen::Index>(members.size()), config_.shape.width());
+      Matrix& theta = gather_scratch_;
+      theta.resize(static_cast<Eigen::Index>(members.size()), config_.shape.width());
       in.GetArray(theta.data(), static_cast<std::size_t>(theta.size()));
       for (std::size_t r = 0; r < members.size(); ++r)
-        h.row(members[r]) = theta.row(static_cast<Eigen::Index>(r));
+        gathered_h_.row(members[r]) = theta.row(static_cast<Eigen::Index>(r));
     }
   }
-  return h;
+  return gathered_h_;
 }
 
 void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
   const bool collect = ctx.collect;
   collected_ = ctx.collected;
-  const Matrix h = GatherColumns();
+  const Matrix& h = GatherColumns();
   enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kClipped, kWidth };
   KeyedPartials partials;
   for (BpmfRowBlock& rb : rows_) {
@@ -65,17 +81,9 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
     v[kSseTrain] = rb.minibatch_sse;
     v[kTrain] = rb.minibatch_count;
     partials[rb.id] = v;
-    if (collect) {
-      const Eigen::MatrixXd theta = rb.state.theta.cast<double>();
-      rb.sum += theta;
-      rb.sum_sq += theta.cwiseProduct(theta);
-    }
+    if (collect) AccumulateMoments(rb.state.theta, rb.sum, rb.sum_sq);
   }
-  if (collect && comm_->rank() == 0) {
-    const Eigen::MatrixXd hd = h.cast<double>();
-    h_sum_ += hd;
-    h_sum_sq_ += hd.cwiseProduct(hd);
-  }
+  if (collect && comm_->rank() == 0) AccumulateMoments(h, h_sum_, h_sum_sq_);
   const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
   TraceRow row;
   row.iteration = ctx.iteration;
@@ -150,7 +158,7 @@ MfPosterior BpmfModel::Impl::Posterior() {
     out.PutVector(rb.pred_sum);
     out.PutVector(rb.pred_sum_sq);
   }
-  const Matrix h = GatherColumns();
+  const Matrix& h = GatherColumns();
   const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
   MfPosterior post;
   if (comm_->rank() != 0) return post;
@@ -173,7 +181,8 @@ MfPosterior BpmfModel::Impl::Posterior() {
       }
     }
   }
-  MeanVar(n, h_sum_, h_sum_sq_, post.h_mean, post.h_var);
+  // Column-major copies (exact) so that MeanVar evaluates exactly the expressions it always did.
+  MeanVar(n, Eigen::MatrixXd(h_sum_), Eigen::MatrixXd(h_sum_sq_), post.h_mean, post.h_var);
   post.h_last = h;
   return post;
 }
@@ -229,11 +238,9 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
                 1, static_cast<std::uint32_t>((std::size_t{16} << 20) /
                                               (16 * static_cast<std::size_t>(width))));
   const auto pack = [&](ByteWriter& out, const BpmfRowBlock& rb, Eigen::Index r) {
-    const Eigen::VectorXd sum = rb.sum.row(r), sum_sq = rb.sum_sq.row(r);
-    const Eigen::VectorXf last = rb.state.theta.row(r);
-    out.PutArray(sum.data(), static_cast<std::size_t>(width));
-    out.PutArray(sum_sq.data(), static_cast<std::size_t>(width));
-    out.PutArray(last.data(), static_cast<std::size_t>(width));
+    out.PutArray(rb.sum.row(r).data(), static_cast<std::size_t>(width));  // all row-major
+    out.PutArray(rb.sum_sq.row(r).data(), static_cast<std::size_t>(width));
+    out.PutArray(rb.state.theta.row(r).data(), static_cast<std::size_t>(width));
   };
   const auto unpack = [&](std::uint32_t first, std::uint32_t end,
                           const std::vector<std::string>& parts) {

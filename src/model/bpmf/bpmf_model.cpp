@@ -23,6 +23,19 @@ BpmfHyper HyperFromVector(const std::vector<double>& v) {
   return BpmfHyper{v[0], v[1], v[2], v[3], v[4]};
 }
 
+// Checkpoints hold the moment sums column-major, as they did when the sums were kept so:
+// checkpoints written before and after the change resume alike. Converting costs a copy per
+// checkpoint, where keeping them column-major cost a converted copy per evaluation.
+void PutColMajor(ByteWriter& out, const MomentMatrix& m) {
+  const Eigen::MatrixXd col_major = m;
+  out.PutArray(col_major.data(), static_cast<std::size_t>(col_major.size()));
+}
+void GetColMajor(ByteReader& in, MomentMatrix& m) {
+  Eigen::MatrixXd col_major(m.rows(), m.cols());
+  in.GetArray(col_major.data(), static_cast<std::size_t>(col_major.size()));
+  m = col_major;
+}
+
 }  // namespace
 
 BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShare share)
@@ -141,13 +154,13 @@ void BpmfModel::Impl::InitialiseRowBlocks() {
     const auto& members = grid_->rows().Members(rb.id);
     rb.state = FreshBlock(members, Purpose::kInitRow);
     rb.lik = Matrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
-    rb.sum = Eigen::MatrixXd::Zero(rb.state.theta.rows(), rb.state.theta.cols());
+    rb.sum = MomentMatrix::Zero(rb.state.theta.rows(), rb.state.theta.cols());
     rb.sum_sq = rb.sum;
     rb.pred_sum.assign(rb.test.size(), 0.0);
     rb.pred_sum_sq.assign(rb.test.size(), 0.0);
   }
   if (comm_->rank() == 0) {
-    h_sum_ = Eigen::MatrixXd::Zero(problem_.cols, config_.shape.width());
+    h_sum_ = MomentMatrix::Zero(problem_.cols, config_.shape.width());
     h_sum_sq_ = h_sum_;
   }
 }
@@ -155,8 +168,8 @@ std::string BpmfModel::Impl::SaveRowBlock(int id) const {
   const BpmfRowBlock& rb = Row(id);
   ByteWriter row;
   row.PutBytes(EncodeBlock(rb.state));
-  row.PutArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
-  row.PutArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+  PutColMajor(row, rb.sum);
+  PutColMajor(row, rb.sum_sq);
   row.PutVector(rb.pred_sum);
   row.PutVector(rb.pred_sum_sq);
   row.Put(rb.minibatch_sse);
@@ -168,8 +181,8 @@ void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
   BpmfRowBlock& rb = Row(id);
   ByteReader in(bytes);
   rb.state = DecodeBlock(in.GetBytes());
-  in.GetArray(rb.sum.data(), static_cast<std::size_t>(rb.sum.size()));
-  in.GetArray(rb.sum_sq.data(), static_cast<std::size_t>(rb.sum_sq.size()));
+  GetColMajor(in, rb.sum);
+  GetColMajor(in, rb.sum_sq);
   rb.pred_sum = in.GetVector<double>();
   rb.pred_sum_sq = in.GetVector<double>();
   rb.minibatch_sse = in.Get<double>();
@@ -185,8 +198,8 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutVector(HyperToVector(hyper_));
   out.PutVector(sampler_->global_state());
   out.Put(collected_);
-  out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
-  out.PutArray(h_sum_sq_.data(), static_cast<std::size_t>(h_sum_sq_.size()));
+  PutColMajor(out, h_sum_);
+  PutColMajor(out, h_sum_sq_);
   out.PutVector(trace_);
   out.PutVector(draws_.values());
   out.PutVector(samples_taken_);
@@ -199,9 +212,9 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
   sampler_->set_global_state(in.GetVector<double>());
   collected_ = in.Get<std::uint64_t>();
   // Every rank reads rank 0's moments of H; only rank 0 keeps them.
-  Eigen::MatrixXd sum(problem_.cols, config_.shape.width()), sum_sq(sum.rows(), sum.cols());
-  in.GetArray(sum.data(), static_cast<std::size_t>(sum.size()));
-  in.GetArray(sum_sq.data(), static_cast<std::size_t>(sum_sq.size()));
+  MomentMatrix sum(problem_.cols, config_.shape.width()), sum_sq(sum.rows(), sum.cols());
+  GetColMajor(in, sum);
+  GetColMajor(in, sum_sq);
   if (comm_->rank() == 0) {
     h_sum_ = std::move(sum);
     h_sum_sq_ = std::move(sum_sq);

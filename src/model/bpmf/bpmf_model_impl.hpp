@@ -24,6 +24,16 @@ namespace carousel {
 // The columns of BpmfModel's draws for these options (bpmf_draws.cpp).
 std::vector<std::string> BpmfDrawColumns(const MfConfig& config, bool has_test);
 
+// Posterior moment sums, in the factors' own (row-major) order so that each evaluation adds
+// a sample in one contiguous pass without a converted copy (AccumulateMoments). Checkpoints
+// keep them column-major, as they always were (PutColMajor, GetColMajor in bpmf_model.cpp).
+using MomentMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// sum += x and sum_sq += x * x elementwise, in double: the same sums, element by element, as
+// sum += x.cast<double>() and sum_sq += (x.cast<double>()).cwiseProduct(...). (x * x of a float
+// is exact in double, so a fused multiply-add cannot change sum_sq either.)
+void AccumulateMoments(const Matrix& x, MomentMatrix& sum, MomentMatrix& sum_sq);
+
 // Everything one row-block carries: it never leaves its rank during a run.
 struct BpmfRowBlock {
   int id = 0;
@@ -31,7 +41,7 @@ struct BpmfRowBlock {
   Matrix lik;                             // this iteration's likelihood gradient
   std::vector<TileRatings> tiles;         // indexed by column block
   Eigen::VectorXf degree;                 // ratings of each row, for data-aware metrics
-  Eigen::MatrixXd sum, sum_sq;            // posterior moments over collected samples
+  MomentMatrix sum, sum_sq;               // posterior moments over collected samples
   std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
   std::vector<std::uint32_t> test_index;  // position in MfProblem::test
   std::vector<double> pred_sum, pred_sum_sq;
@@ -92,7 +102,8 @@ struct BpmfModel::Impl {
   void CheckChainHealth(const TraceRow& row) const;
   // Collective: appends this evaluation's draw to draws_ on rank 0 (bpmf_draws.cpp).
   void KeepDraw(const TraceRow& row, double sse_train, double n_train, const Matrix& h);
-  Matrix GatherColumns();
+  // Collective: all of H, on every rank, in gathered_h_ (kept between calls: no allocation).
+  const Matrix& GatherColumns();
   bool AllFinite() const;
   std::string SaveGlobal() const;
   void RestoreGlobal(const std::string& bytes);
@@ -138,7 +149,9 @@ struct BpmfModel::Impl {
   // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
   double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t collected_ = 0;
-  Eigen::MatrixXd h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
+  MomentMatrix h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
+  Matrix gathered_h_;              // GatherColumns' result
+  Matrix gather_scratch_;          // GatherColumns' one received column block
   std::vector<TraceRow> trace_;
   DrawsTable draws_;                          // rank 0: the kept draws (BpmfDrawColumns)
   std::unique_ptr<IterationPlan> plan_;       // of the iteration under way
