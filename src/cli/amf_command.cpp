@@ -270,7 +270,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
     else if (config.sampler.name == "sghmc" || config.sampler.name == "sgnht")
       config.step.a = kMomentumStepPerSqrtDegree / std::sqrt(degree);
     else
-      config.step.a = DefaultMfStep(config.sampler, data.problem);
+      config.step.a = DefaultMfStep(config.sampler, data.problem, config.tiles);
     options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
                                       "the sampler's default for this data");
   }

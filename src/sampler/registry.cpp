@@ -82,6 +82,15 @@ std::vector<SamplerOptionSpec> MakeSpecs() {
       "SGGMC/gSGNHT: estimate V of the gradient noise in Eq. 8, zero or the diagonal empirical "
       "Fisher information of the minibatch";
   specs.push_back(diffusion);
+  SamplerOptionSpec transition;
+  transition.flag = "--transition";
+  transition.text = &SamplerOptions::transition;
+  transition.choices = {"euler", "ou"};
+  transition.help =
+      "SGRLD: euler (Eq. 14, noise 2 eps G^-1) or ou (noise (2 eps - eps^2) G^-1, exact for a "
+      "Gaussian whose precision the metric matches; needs --step < 1)";
+  transition.default_text = "set by the model (mf: ou; otherwise euler)";
+  specs.push_back(transition);
   return specs;
 }
 
@@ -132,11 +141,12 @@ std::vector<SamplerInfo> MakeRegistry() {
   sgrld.name = "sgrld";
   sgrld.summary = "stochastic gradient Riemannian Langevin dynamics with the model's metric";
   sgrld.reference = "Patterson and Teh 2013 (simplex: expanded-mean form); recipe paper Eq. 14";
+  sgrld.options = {"--transition"};
   sgrld.factor_blocks = true;
   sgrld.simplex = SimplexSampler::kSgrld;
   sgrld.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
     if (!o.metric) throw UsageError("--sampler", "sgrld needs a metric G(theta) from the model");
-    return std::make_unique<Sgrld>(o.metric);
+    return std::make_unique<Sgrld>(o.metric, o.transition == "ou");
   };
   r.push_back(sgrld);
 

@@ -442,7 +442,7 @@ MfConfig DefaultConfig(const std::string& sampler, double rmsprop_alpha) {
   MfConfig c = BaseConfig(sampler, 0.0, rmsprop_alpha);
   if (sampler == "sgrld") c.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   c.sampler.rmsprop_lambda = DefaultRmspropLambda(SharedData().problem);
-  c.step.a = DefaultMfStep(c.sampler, SharedData().problem);
+  c.step.a = DefaultMfStep(c.sampler, SharedData().problem, c.tiles / c.minibatch);
   return c;
 }
 

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "carousel/model/bpmf/bpmf_metric.hpp"
+
 namespace carousel {
 namespace {
 
@@ -20,7 +24,7 @@ TEST(MfDefaults, PsgldStepAndFloorArePerRating) {
   SamplerOptions psgld;
   psgld.name = "psgld";
   const MfProblem small = Problem(80000, 500);
-  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, small), 0.05 / 80000);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, small, 2.0), 0.05 / 80000);
   EXPECT_DOUBLE_EQ(DefaultRmspropLambda(small), 2.0 / 80000);
 }
 
@@ -28,8 +32,25 @@ TEST(MfDefaults, PsgldStepShrinksAboveTheValidatedDegree) {
   SamplerOptions psgld;
   psgld.name = "psgld";
   const MfProblem at = Problem(300000, 131072), twice = Problem(300000, 262144);
-  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, at), 0.05 / 300000);
-  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, twice), 0.5 * 0.05 / 300000);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, at, 2.0), 0.05 / 300000);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(psgld, twice, 2.0), 0.5 * 0.05 / 300000);
+}
+
+// SGRLD's "ou" step is 0.3 up to 2 strata, then shrinks like 2 / (N / |minibatch|): the same
+// drift per pass over the data (sgrld.hpp); Euler's is 0.05.
+TEST(MfDefaults, SgrldOuStepShrinksWithTheGradientScale) {
+  SamplerOptions sgrld;
+  sgrld.name = "sgrld";
+  sgrld.metric = std::make_shared<ExpectedFisherMetric>();
+  sgrld.transition = "ou";
+  const MfProblem p = Problem(80000, 500);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(sgrld, p, 1.0), 0.3);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(sgrld, p, 2.0), 0.3);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(sgrld, p, 4.0), 0.15);
+  EXPECT_DOUBLE_EQ(DefaultMfStep(sgrld, p, 16.0), 0.3 / 8.0);
+  sgrld.transition = "euler";
+  EXPECT_DOUBLE_EQ(DefaultMfStep(sgrld, p, 16.0), 0.05);
+  EXPECT_EQ(DefaultMfStepWarmup(sgrld), 30u);
 }
 
 }  // namespace

@@ -207,9 +207,16 @@ bad_option "did you mean sgld?" --sampler sgldx
 run_ok short-run 2 mf "${GOOD[@]}" --iterations 40
 grep -qx "# burn_in: 20" "$T/out/trace.csv" || fail "--iterations 40: burn-in is not 20"
 ok "--iterations 40 without --burn-in runs with burn-in 20"
+grep -qx "# step: 0.3 \* (1 + t)^-0, times 0.16666666666666666^(1 - t/20) for t < 20" \
+  "$T/out/trace.csv" || fail "--iterations 40: the step's warm-up is not cut to the burn-in of 20"
+ok "--iterations 40: the default warm-up of 30 iterations is cut to the burn-in of 20"
 bad_option --step --step 0 --iterations 20 --burn-in 5
 bad_option --step --step inf --iterations 20 --burn-in 5
 bad_option --step --step abc
+# SGRLD's "ou" transition needs a step below 1; the warm-up must end within the burn-in.
+bad_option "--step: must be below 1 with --transition ou" --step 1
+bad_option --transition --transition nosuch
+bad_option "--step-warmup: must not exceed --burn-in" --step-warmup 30 --iterations 40 --burn-in 20
 # --gibbs is the single-process reference sampler.
 bad_option --sampler --sampler gibbs
 expect_fail_mpi 2 "--train" 2 mf --out "$T/out" --quiet
@@ -238,7 +245,7 @@ ok "--sampler sgld --step 1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MES
 # blow up until every prediction is clipped and tau heads for zero; this once ended with
 # exit 0 and a test RMSE of 2.38) stops with exit 6, what was seen and what to change.
 expect_fail_mpi 6 "left the posterior" 2 mf --train "$ML100K/u1.base" --test "$TEST" \
-  --step 0.1 --rank 4 --iterations 200 --burn-in 10 --quiet --out "$T/collapsed"
+  --sampler psgld --step 0.1 --rank 4 --iterations 200 --burn-in 10 --quiet --out "$T/collapsed"
 expect_message_has "--step" "iteration 10"
 [[ ! -e $T/collapsed/W_mean.npy ]] || fail "the collapsed run wrote W_mean.npy"
 ok "--sampler psgld --step 0.1: exit 6 in ${EXPECT_FAIL_SECONDS}s: $EXPECT_FAIL_MESSAGE"

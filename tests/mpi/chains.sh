@@ -112,7 +112,7 @@ done
 ok "--resume OUT of 2 chains (one never started) equals the uninterrupted chains"
 
 # A chain that fails is named, and its exit code is the job's.
-expect_fail_mpi 6 "carousel: error: chain 1: the chain" 1 mf "${COMMON[@]}" --iterations 40 --step 5 --chains 2 \
+expect_fail_mpi 6 "carousel: error: chain 1: the chain" 1 mf "${COMMON[@]}" --iterations 40 --sampler psgld --step 5 --chains 2 \
   --out "$T/diverged"
 ok "a diverging chain: exit 6, '$EXPECT_FAIL_MESSAGE'"
 echo "PASS: chains"

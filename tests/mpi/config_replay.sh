@@ -59,7 +59,7 @@ replays() {
   ok "$name on $np rank(s): replayed from its config.toml $( ((np == 2)) && echo "on 2 and 1 ranks" || echo "on 1 rank"), outputs bitwise the same ($(wc -l <"$T/hashes.a") files)"
 }
 
-# No --tiles, --burn-in, --step or --schedule: the run resolves them, and the file holds
+# No --tiles, --burn-in, --step, --step-warmup or --schedule: the run resolves them, and the file holds
 # what it chose.
 MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 4 --iterations 40
   --eval-every 10 --seed 5 --quiet)
@@ -70,7 +70,8 @@ replays mf 2 "${MF[@]}"
 cfg=$T/mf/config.toml
 for line in 'tiles = 2  # resolved: one tile per rank' \
   'burn-in = 20  # resolved: the default, at most half of --iterations' \
-  'sampler = "psgld"' 'schedule = "cyclic"  # resolved: the default' 'no-bias = false' \
+  'sampler = "sgrld"' 'schedule = "cyclic"  # resolved: the default' 'no-bias = false' \
+  "step-warmup = 20  # resolved: the sampler's default, at most --burn-in" \
   "train = \"$ML100K/u1.base\"" 'rank = 4' 'quiet = true'; do
   grep -q -x -F -- "$line" "$cfg" || fail "config.toml has no line '$line'"
 done

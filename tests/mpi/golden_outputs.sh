@@ -20,7 +20,7 @@ GOLDEN=$(dirname "${BASH_SOURCE[0]}")/golden_outputs.sha256
 ACTUAL=$T/actual.sha256
 
 MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 6 --tiles 4 --seed 11
-  --burn-in 8 --eval-every 8 --quiet)
+  --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --quiet)
 LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8 --tiles 4
   --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --sweeps 4
   --quiet)
@@ -49,6 +49,7 @@ for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
   for schedule in cyclic random; do
     extra=()
     [[ $sampler == hamcmc ]] && extra=(--memory 3 --initial-metric identity --trust 1)
+    [[ $sampler == sgrld ]] && extra=(--transition ou --step-warmup 8)
     name=mf-$sampler-$schedule
     run_ok "$name" 2 "${MF[@]}" --iterations 24 --sampler "$sampler" --schedule "$schedule" \
       ${extra[@]+"${extra[@]}"} --out "$T/$name"
@@ -57,7 +58,7 @@ for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
 done
 
 # A run stopped at iteration 12 and resumed to 24 (on another rank count).
-run_ok mf-resume-first 2 "${MF[@]}" --iterations 12 --checkpoint-every 6 --out "$T/mf-resume"
+run_ok mf-resume-first 2 "${MF[@]}" --sampler psgld --iterations 12 --checkpoint-every 6 --out "$T/mf-resume"
 run_ok mf-resume-second 1 mf --resume "$T/mf-resume" --iterations 24 --quiet
 hash_outputs mf-resume "$T/mf-resume" >>"$ACTUAL"
 

@@ -17,19 +17,19 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=(--train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 4 --seed 3 --eval-every 10
   --quiet)
 
-# Two ranks without --tiles give 2 x 2 tiles; 400 iterations give burn-in min(200, 400 / 2).
+# Two ranks without --tiles give 2 x 2 tiles; 400 iterations give burn-in min(60, 400 / 2).
 run_ok ref 2 mf "${RUN[@]}" --iterations 400 --out "$T/ref"
 
 # ---------------------------------------------------------------------------------------
-# A run of 200 iterations, extended to 400 on 1 rank: its tiles (2, from 2 ranks) and its
-# burn-in (min(200, 200 / 2) = 100) are kept, so the result is bitwise that of a 400-iteration
-# run with burn-in 100 on 2 x 2 tiles.
-run_ok ref-burn-in-100 2 mf "${RUN[@]}" --iterations 400 --burn-in 100 --out "$T/ref100"
-run_ok short 2 mf "${RUN[@]}" --iterations 200 --checkpoint-every 50 --out "$T/short"
+# A run of 100 iterations, extended to 400 on 1 rank: its tiles (2, from 2 ranks) and its
+# burn-in (min(60, 100 / 2) = 50) are kept, so the result is bitwise that of a 400-iteration
+# run with burn-in 50 on 2 x 2 tiles.
+run_ok ref-burn-in-50 2 mf "${RUN[@]}" --iterations 400 --burn-in 50 --out "$T/ref50"
+run_ok short 2 mf "${RUN[@]}" --iterations 100 --checkpoint-every 50 --out "$T/short"
 run_ok extend-p1 1 mf --resume "$T/short" --iterations 400
-same_outputs "$T/ref100" "$T/short" "a finished 2-rank run extended on 1 rank"
+same_outputs "$T/ref50" "$T/short" "a finished 2-rank run extended on 1 rank"
 grep -q '^# tiles: 2$' "$T/short/trace.csv" || fail "the extended run's header does not say tiles: 2"
-grep -q '^# burn_in: 100$' "$T/short/trace.csv" || fail "the extended run's header does not say burn_in: 100"
+grep -q '^# burn_in: 50$' "$T/short/trace.csv" || fail "the extended run's header does not say burn_in: 50"
 ok "a finished run (2 ranks, default tiles) extended with --resume --iterations 400 on 1 rank equals a 400-iteration run with its burn-in"
 
 # The options that may change are taken; --eval-every and --checkpoint-every in = form.
@@ -56,7 +56,7 @@ cmp -s <(trace_body "$T/short/trace.csv") <(trace_body "$T/refusals/trace.csv") 
   fail "a refused resume changed the run's trace"
 
 # The burn-in of a short run stays its own: 50 iterations resolve it to 25, and
-# --iterations 60 continues (it used to be refused against the default burn-in of 100).
+# --iterations 60 continues (it used to be refused against the burn-in a 200-iteration run gets).
 run_ok tiny 2 mf "${RUN[@]}" --iterations 50 --checkpoint-every 50 --out "$T/tiny"
 run_ok tiny-more 2 mf --resume "$T/tiny" --iterations 60
 grep -q '^# burn_in: 25$' "$T/tiny/trace.csv" || fail "the resumed run's burn-in is not the run's 25"

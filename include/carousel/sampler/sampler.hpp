@@ -105,6 +105,9 @@ struct SamplerOptions {
   double thermostat_initial = 1.0;
   // SGGMC / gSGNHT: the diffusion estimate V of Eq. 8, "zero" or "fisher" (geodesic.hpp).
   std::string diffusion = "zero";
+  // SGRLD: "euler" (Eq. 14 as printed, noise 2 eps G^-1) or "ou" (noise (2 eps - eps^2) G^-1,
+  // the exact transition for a Gaussian whose precision the metric matches; sgrld.hpp).
+  std::string transition = "euler";
   // SGRLD / SGRHMC (and HAMCMC's H^0): the metric G(theta), supplied by the model or the user.
   std::shared_ptr<const DiagonalMetric> metric;
 };

@@ -16,7 +16,8 @@ namespace carousel {
 // preconditioner scales each coordinate by 1/sqrt(mean squared per-rating gradient), so
 // its step is given per rating; the rating-count metric of SGRLD/SGRHMC divides by the
 // degree already, so their steps are plain numbers. Measured on ml-100k (README).
-double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
+double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
+                     double gradient_scale) {
   const std::string& sampler = options.name;
   const double n = static_cast<double>(problem.train_count);
   const double degree = static_cast<double>(std::max<std::uint64_t>(problem.max_degree, 1));
@@ -34,10 +35,22 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
   }
   if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree);
   // With the Fisher metric eps G^-1 times the curvature is about eps on every row at any
-  // data size. 0.05 was stable on a validation split of the 25M ratings (K = 32), where 0.1
-  // diverged; on ml-100k it gives the posterior-mean RMSE of the rating-count metric at 0.15.
+  // data size. With Euler's noise 0.05 was stable on a validation split of the 25M ratings
+  // (K = 32), where 0.1 diverged from the initial factors; on ml-100k it gives the
+  // posterior-mean RMSE of the rating-count metric at 0.15. The "ou" transition (sgrld.hpp)
+  // with the warm-up below reaches a given posterior-mean RMSE there soonest at 0.3 of
+  // {0.2, 0.3, 0.5}; 0.5 left the posterior, and Euler's noise at 0.3 and 0.5 widens the
+  // posterior (lower tau, worse posterior mean; README, "Step sizes"). Those figures are for
+  // 2 strata; the minibatch gradient's own noise widens the chain by a factor that grows
+  // with eps (gradient_scale - 1) (sgrld.hpp), so beyond 2 strata (or with a smaller
+  // --minibatch) the step shrinks like 2 / gradient_scale: the same drift per pass over the
+  // data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 40.
   // The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
-  if (sampler == "sgrld") return options.metric && options.metric->name() == "fisher" ? 0.05 : 0.15;
+  if (sampler == "sgrld") {
+    if (!options.metric || options.metric->name() != "fisher") return 0.15;
+    if (options.transition != "ou") return 0.05;
+    return 0.3 * std::min(1.0, 2.0 / gradient_scale);
+  }
   // HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
   // validation split of ml-100k u1.base (README). From the Fisher H0 0.2 was also stable
   // there with --trust 1 (0.3 diverged); --trust 10 allows 0.5, and 0.35 with M = 3 gave the
@@ -48,6 +61,14 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem) {
     return 0.2 / options.initial_scale;
   if (sampler == "sgrhmc") return 0.02;
   return 0.5 / degree;  // sgld, hamcmc (whose H starts as the identity)
+}
+
+// The warm-up from a sixth of the step: 0.05 / 0.3, the largest step that was stable from the
+// initial factors on the 25M validation split. 30 iterations of geometric growth were enough
+// there (the full step at once left the posterior at iteration 8) and on ml-100k, and the
+// 60-iteration default burn-in of `carousel mf` holds them.
+std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options) {
+  return options.name == "sgrld" ? 30 : 0;
 }
 
 // PSGLD's floor lambda in H = 1 / (lambda + sqrt(v)), with v the running mean square of

@@ -3,13 +3,23 @@
 // (README, "Step sizes"). The CLI and the exact-target tests both use these.
 #pragma once
 
+#include <cstdint>
+
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/sampler/sampler.hpp"
 
 namespace carousel {
 
-// The step a of a (b + t)^-c for `options.name` (and its metric) on `problem`.
-double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem);
+// The step a of a (b + t)^-c for `options.name` (and its metric) on `problem`, when each
+// iteration's gradient is scaled by gradient_scale = N / |minibatch| (tiles per side over
+// the --minibatch fraction).
+double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
+                     double gradient_scale);
+
+// The step's warm-up (step_size.hpp): the step grows geometrically from a sixth of its value,
+// over DefaultMfStepWarmup iterations: 30 for SGRLD, 0 (none) for the other samplers.
+inline constexpr double kMfStepWarmupStart = 1.0 / 6.0;
+std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options);
 
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
