@@ -26,10 +26,7 @@
 // variance of about (scale - 1) F, so a step adds about eps^2 (scale - 1) F / G^2 through
 // the drift, and the chain's variance is G^-1 (1 + eps (scale - 1) / (2 - eps)) for a matched
 // Gaussian. `carousel mf` therefore shrinks the step like 1 / scale beyond 2 strata
-// (mf_defaults.cpp), which keeps that factor between 1.18 (2 strata) and 1.3. Subtracting
-// the estimate from the injected noise instead (as SGFS does) made the BPMF chain collapse
-// towards the mode with 4 to 16 tiles on ml-100k: F estimated from the expected Fisher
-// overstates the gradient's actual noise once the fit tightens, and the tighter fit feeds back.
+// (mf_defaults.cpp), which keeps that factor between 1.18 (2 strata) and 1.3.
 #pragma once
 
 #include <memory>

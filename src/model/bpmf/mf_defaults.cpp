@@ -44,7 +44,8 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
   // 2 strata; the minibatch gradient's own noise widens the chain by a factor that grows
   // with eps (gradient_scale - 1) (sgrld.hpp), so beyond 2 strata (or with a smaller
   // --minibatch) the step shrinks like 2 / gradient_scale: the same drift per pass over the
-  // data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 40.
+  // data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 20, and
+  // with 4 and 8 tiles its posterior mean was worse than at 2 / gradient_scale (README).
   // The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
   if (sampler == "sgrld") {
     if (!options.metric || options.metric->name() != "fisher") return 0.15;
