@@ -36,7 +36,7 @@ struct MfCommandOptions {
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
   long long step_warmup = -1;         // < 0: the sampler's default (DefaultMfStepWarmup)
-  long long hyper_every = -1;         // < 0: the tiles per side (once per pass over the data)
+  long long hyper_every = -1;         // < 0: the sampler's default (DefaultMfHyperEvery)
   bool rmsprop_lambda_given = false;  // else PSGLD's floor is DefaultRmspropLambda
   std::string save_draws;             // --save-draws, resolved once the ids are known
   MfConfig config;
@@ -73,7 +73,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--hyper-every", o.hyper_every, "Gibbs step for the precisions every N")
       ->check(CLI::Range(1LL, 1LL << 40))
-      ->default_str("--tiles: once per pass over the data");
+      ->default_str("sgrld: --tiles, once per pass over the data; 10 otherwise");
   app.add_option("--hyper", o.hyper, "sample|fixed precisions (fixed: all 1)")
       ->check(CLI::IsMember({"sample", "fixed"}));
   app.add_flag("--no-bias", o.no_bias, "no user and item biases");
@@ -100,8 +100,8 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
   // "ou" transition, a 60-iteration burn-in (the warm-up's 30 plus 30; the sample RMSE has
   // levelled off by then on both) and every later iteration in the posterior averages. The
-  // Gibbs step of the precisions comes once per pass over the data (--hyper-every resolved to
-  // the tiles per side, in RunMfCommand).
+  // Gibbs step of the precisions comes once per pass over the data for SGRLD
+  // (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
   o.config.burn_in = 60;
@@ -244,15 +244,10 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (options.step <= 0)
     options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
                                       "the sampler's default for this data");
-  // Once per pass over the data: every iteration it was the better of 1 and 10 on 25M ratings
-  // at 2 tiles (LIBMF's best validation RMSE reached at iteration 107 instead of 117), but with
-  // 16 tiles on ml-100k the precisions then followed the small early factors so closely that
-  // the chain stayed in the funnel of shrunk factors (posterior mean 0.955, the biases' alone);
-  // once per pass gave 0.925 (README, "Model").
   if (options.hyper_every < 0) {
-    config.hyper_every = static_cast<std::uint64_t>(config.tiles);
+    config.hyper_every = DefaultMfHyperEvery(config.sampler, config.tiles);
     options.basics.run_config.Resolve("--hyper-every", std::to_string(config.hyper_every),
-                                      "the default, the tiles per side");
+                                      "the sampler's default");
   } else {
     config.hyper_every = static_cast<std::uint64_t>(options.hyper_every);
   }

@@ -15,6 +15,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
+#include "generated_train.hpp"
 #include "carousel/util/byte_buffer.hpp"
 
 namespace carousel {
@@ -48,10 +49,7 @@ TEST(BpmfCheckpointLayout, MomentSumsAreSavedColumnMajor) {
   g.ratings = 1500;
   g.rank = 3;
   g.seed = 6;
-  const GeneratedRatings gen = GenerateMf(g);
-  RatingMatrix train{g.users, g.items, {}};
-  for (std::size_t t = 0; t < gen.rating.size(); ++t)
-    train.entries.push_back({gen.user[t], gen.item[t], gen.rating[t]});
+  const RatingMatrix train = GeneratedTraining(g);
   MfConfig c;
   c.shape.rank = 3;  // width 4 with the bias: rows != width, so the two orders differ
   c.sampler.name = "sgld";

@@ -41,13 +41,24 @@ TEST(BpmfHealth, TrainingRmseAboveMeanPredictor) {
 
 // With fewer ratings than parameters the posterior is mostly the prior: a sample may fit
 // the ratings worse than their mean, and spread its predictions past a narrow range. Those
-// two checks then stay silent; a collapse of the precisions is still reported.
-TEST(BpmfHealth, FewRatingsSilenceTheFitChecksOnly) {
+// two checks then stay silent, and the precisions may take values their Gamma(1, 1) prior
+// allows (0.024 and 0.16, drawn by a 3-rating run with 4 tiles); a collapse far outside the
+// prior is still reported.
+TEST(BpmfHealth, FewRatingsSilenceTheFitChecksAndWidenThePrecisionBounds) {
   BpmfChainSnapshot s = Healthy();
   s.informative = false;
   s.rmse_train = 1.5;
   s.clipped_share = 1.0;
+  s.hyper.lambda_w = 0.024;
+  s.hyper.lambda_h = 0.16;
   EXPECT_FALSE(DiagnoseBpmfChain(s));
+  s.informative = true;
+  s.rmse_train = Healthy().rmse_train;
+  s.clipped_share = Healthy().clipped_share;
+  ASSERT_TRUE(DiagnoseBpmfChain(s));  // the same precisions on informative data
+  EXPECT_NE(DiagnoseBpmfChain(s)->find("lambda_w = 0.024"), std::string::npos);
+  s = Healthy();
+  s.informative = false;
   s.hyper.tau = 1e-13;
   const auto message = DiagnoseBpmfChain(s);
   ASSERT_TRUE(message);

@@ -6,6 +6,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
+#include "generated_train.hpp"
 
 namespace carousel {
 namespace {
@@ -17,10 +18,7 @@ TEST(BpmfUserSlices, AnySliceSizeGivesTheSameRowsInOrder) {
   g.ratings = 2000;
   g.rank = 3;
   g.seed = 4;
-  const GeneratedRatings gen = GenerateMf(g);
-  RatingMatrix train{g.users, g.items, {}};
-  for (std::size_t t = 0; t < gen.rating.size(); ++t)
-    train.entries.push_back({gen.user[t], gen.item[t], gen.rating[t]});
+  const RatingMatrix train = GeneratedTraining(g);
   MfConfig c;
   c.shape.rank = 3;
   c.sampler.name = "sgld";

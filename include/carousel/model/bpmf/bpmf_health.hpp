@@ -46,6 +46,11 @@ inline constexpr double kTrainRmseOverMeanPredictor = 1.25;
 inline constexpr double kNoiseSdOverRatingSd = 10.0;
 inline constexpr double kPriorSdOverRatingRange = 10.0;
 inline constexpr double kClippedShare = 0.5;
+// With fewer ratings than parameters the precisions' posterior is mostly their Gamma(1, 1)
+// prior, under which lambda_w lambda_h below K / (10 x range)^2 has a few percent of the mass
+// (a tiny run drew 0.024 and 0.16 legitimately): the precision bounds are then this many
+// times wider, so that only a collapse far outside the prior (tau 1e-13) is reported.
+inline constexpr double kUninformativeSlack = 100.0;
 
 // A sentence saying what was seen, or nothing when the chain looks sane.
 std::optional<std::string> DiagnoseBpmfChain(const BpmfChainSnapshot& snapshot);

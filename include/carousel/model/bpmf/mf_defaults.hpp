@@ -21,6 +21,10 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
 inline constexpr double kMfStepWarmupStart = 1.0 / 6.0;
 std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options);
 
+// Iterations between Gibbs steps of the precisions: once per pass over the data (the tiles
+// per side) for SGRLD, every 10th for the other samplers, whose steps were validated so.
+std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
+
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
 
