@@ -34,8 +34,9 @@ std::string Usage() {
       "Usage: carousel COMMAND [OPTIONS]\n"
       "  or:  carousel --help | --version\n"
       "Stochastic-gradient MCMC for Bayesian matrix factorization and topic models: one chain\n"
-      "run across MPI ranks (start the models under mpirun). 'carousel COMMAND --help' lists\n"
-      "the options of a command.\n"
+      "run across MPI ranks (start the models under mpirun or srun; without a launcher a\n"
+      "model runs as one process, without MPI). 'carousel COMMAND --help' lists the options\n"
+      "of a command.\n"
       "\n"
       "Models:\n";
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
@@ -57,9 +58,10 @@ std::string Usage() {
 
 using Command = carousel::cli::ModelCommandFn;
 
-// Runs a distributed subcommand under MPI.
+// Runs a distributed subcommand: under MPI when a launcher started the process, else as
+// one serial process (MakeProcessCommunicator).
 int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
-  std::unique_ptr<carousel::Communicator> comm = carousel::MakeMpiCommunicator(argc, argv);
+  std::unique_ptr<carousel::Communicator> comm = carousel::MakeProcessCommunicator(argc, argv);
   try {
     // Tests only (tests/mpi/fault_injection.sh): one rank fails at a chosen call. The
     // wrapper's Abort is MPI's, so such a failure still ends every rank.

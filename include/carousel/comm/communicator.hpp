@@ -62,6 +62,12 @@ std::unique_ptr<Communicator> MakeSerialCommunicator();
 // Initialises MPI if it is not yet initialised; finalises it when destroyed.
 std::unique_ptr<Communicator> MakeMpiCommunicator(int* argc, char*** argv);
 
+// A process started by an MPI launcher (mpirun, srun, ...; see StartedByMpiLauncher) or
+// with CAROUSEL_MPI=1 in its environment gets MakeMpiCommunicator; any other is one
+// serial process and does not start MPI at all.
+bool StartedByMpiLauncher();
+std::unique_ptr<Communicator> MakeProcessCommunicator(int* argc, char*** argv);
+
 // The MPI library's description of itself (MPI_Get_library_version), one line, e.g.
 // "Open MPI v4.1.4, package: Debian OpenMPI, ...". MPI allows the call before MPI_Init,
 // so `carousel version` reports it without starting MPI.
