@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue #9 on ml-100k: Carousel `mf` at default options (K = 10, mpirun -np 2) against bpmf
+# Issue #9 on ml-100k: Carousel `mf` at default options (K = 10; one process started without
+# a launcher, and mpirun -np 2) against bpmf
 # (ExaScience's Gibbs sampler for the same model, K = 10, 2 OpenMP threads), on the u1 and
 # u3 splits: the final posterior-mean test RMSE, and the whole-process wall time to reach a
 # posterior-mean RMSE of 0.94, median of REPEATS (default 5) runs.
@@ -19,6 +20,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${CAROUSEL_BENCH_OUT:-$root/bench/results}"
 data="${CAROUSEL_SHARED_DATA:-$root/../shared/data}/ml-100k"
 bpmf="${BPMF_BIN:?set BPMF_BIN to the bpmf binary (K = 10)}"
+export CAROUSEL_BIN="${CAROUSEL_BIN:-$root/build/carousel}"
+carousel="$CAROUSEL_BIN"
 repeats="${REPEATS:-5}"
 mkdir -p "$out"
 tmp="$(mktemp -d)"
@@ -70,18 +73,26 @@ for k in 1 3; do
   bpmf_t=$(printf '%s\n' "${times[@]}" | median)
   echo "u$k,bpmf (-b $best_b; 0.94 at sweep $best_sweep),$final,$bpmf_t" | tee -a "$out/ml100k_bpmf.csv"
 
-  rmses=() times=()
-  for _ in $(seq "$repeats"); do
-    start=$(now)
-    "$root/launch/mpirun.sh" 2 mf --train "$data/u$k.base" --test "$data/u$k.test" --quiet \
-      --overwrite --out "$tmp/carousel" >/dev/null
-    wall=$(since "$start")
-    rows=$(grep -v '^#' "$tmp/carousel/trace.csv" | tail -n +2)
-    sampling=$(tail -1 <<<"$rows" | cut -d, -f2)
-    rmses+=("$(tail -1 <<<"$rows" | cut -d, -f4)")
-    times+=("$(awk -F, -v wall="$wall" -v sampling="$sampling" \
-      '$4 != "nan" && $4 <= 0.94 { printf "%.3f", wall - sampling + $2; found = 1; exit } END { if (!found) print "inf" }' <<<"$rows")")
+  # Carousel as one process (no launcher, so no MPI start-up) and on 2 ranks under mpirun.
+  for ranks in 1 2; do
+    rmses=() times=()
+    for _ in $(seq "$repeats"); do
+      start=$(now)
+      if [ "$ranks" = 1 ]; then
+        "$carousel" mf --train "$data/u$k.base" --test "$data/u$k.test" --quiet \
+          --overwrite --out "$tmp/carousel" >/dev/null
+      else
+        "$root/launch/mpirun.sh" "$ranks" mf --train "$data/u$k.base" --test "$data/u$k.test" \
+          --quiet --overwrite --out "$tmp/carousel" >/dev/null
+      fi
+      wall=$(since "$start")
+      rows=$(grep -v '^#' "$tmp/carousel/trace.csv" | tail -n +2)
+      sampling=$(tail -1 <<<"$rows" | cut -d, -f2)
+      rmses+=("$(tail -1 <<<"$rows" | cut -d, -f4)")
+      times+=("$(awk -F, -v wall="$wall" -v sampling="$sampling" \
+        '$4 != "nan" && $4 <= 0.94 { printf "%.3f", wall - sampling + $2; found = 1; exit } END { if (!found) print "inf" }' <<<"$rows")")
+    done
+    echo "u$k,carousel $ranks process(es) (defaults),$(printf '%s\n' "${rmses[@]}" | median),$(printf '%s\n' "${times[@]}" | median)" |
+      tee -a "$out/ml100k_bpmf.csv"
   done
-  echo "u$k,carousel (defaults; final $(printf '%s\n' "${rmses[@]}" | median)),$(printf '%s\n' "${rmses[@]}" | median),$(printf '%s\n' "${times[@]}" | median)" |
-    tee -a "$out/ml100k_bpmf.csv"
 done
