@@ -1,8 +1,6 @@
 // The `carousel` binary: dispatches to a subcommand and maps every error to the exit
 // codes documented in the README. Errors seen by all ranks end the job together; an
 // error seen by one rank alone ends every rank through MPI_Abort (DESIGN.md section 3).
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +15,7 @@
 #include "carousel/comm/fault_injecting_communicator.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/malloc_policy.hpp"
 #include "carousel/version.hpp"
 
 namespace {
@@ -97,11 +96,9 @@ int RunLocal(int (*command)(const std::vector<std::string>&),
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Blocks of 1 MiB and more come from mmap and go back to the system when freed. glibc
-  // would otherwise raise that threshold after the first such free and serve the loaders'
-  // pieces from the heap, which keeps their memory after they are freed: the pieces of
-  // parsed ratings and the tiles they fill would then count twice in peak memory.
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // Input is read first: large freed blocks go back to the system (util/malloc_policy.hpp;
+  // RunChain keeps them for reuse while sampling).
+  carousel::ReturnLargeBlocksWhenFreed();
   carousel::cli::InstallSignalHandlers();  // before MPI_Init, as Slurm may signal early
   const std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage = Usage();
