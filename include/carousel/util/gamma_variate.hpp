@@ -4,8 +4,11 @@
 // shape >= 1: Marsaglia and Tsang (2000), "A simple method for generating gamma variables",
 //   ACM TOMS 26(3): d = shape - 1/3, c = 1 / sqrt(9 d); x ~ N(0, 1), v = (1 + c x)^3,
 //   accept d v when U < 1 - 0.0331 x^4 (squeeze) or log U < x^2 / 2 + d (1 - v + log v).
-// shape < 1: the same paper's boost, Gamma(shape) = Gamma(shape + 1) U^(1 / shape), with
-//   U^(1 / shape) = exp(-E / shape) for E = -log U ~ Exp(1) drawn by the ziggurat.
+// shape < 1: the same paper's boost, Gamma(shape) = Gamma(shape + 1) U^(1 / shape). When
+//   1 / shape is an integer n <= 64 (LDA's default beta = 0.1 gives 10), U^n is n's
+//   binary powering of a uniform: a handful of multiplies where exp cost about a tenth of
+//   a KOS run. Otherwise U^(1 / shape) = exp(-E / shape) for E = -log U ~ Exp(1) drawn by
+//   the ziggurat. Both are the same law to rounding.
 //
 // The law is that of KeyedStream::gamma_linear (same method, different normal and
 // exponential generators, so different bits). Like gamma_linear it may underflow to 0 for
@@ -24,15 +27,29 @@ class GammaVariate {
   explicit GammaVariate(double shape)  // shape > 0 and finite (not checked here)
       : boost_(shape < 1.0),
         inv_shape_(1.0 / shape),
+        power_(boost_ && inv_shape_ <= 64.0 && inv_shape_ == std::floor(inv_shape_)
+                   ? static_cast<unsigned>(inv_shape_)
+                   : 0u),
         d_((boost_ ? shape + 1.0 : shape) - 1.0 / 3.0),
         c_(1.0 / std::sqrt(9.0 * d_)) {}
 
   double operator()(KeyedStream& rng) const {
     const double g = MarsagliaTsang(rng);
-    return boost_ ? g * std::exp(-ZigguratExponential(rng) * inv_shape_) : g;
+    if (!boost_) return g;
+    if (power_ > 0) return g * IntegerPower(rng.uniform(), power_);
+    return g * std::exp(-ZigguratExponential(rng) * inv_shape_);
   }
 
  private:
+  static double IntegerPower(double u, unsigned n) {  // u^n by binary powering, n >= 1
+    double result = 1.0;
+    for (; n > 1; n >>= 1) {
+      if (n & 1u) result *= u;
+      u *= u;
+    }
+    return result * u;
+  }
+
   double MarsagliaTsang(KeyedStream& rng) const {
     for (;;) {
       double x, v;
@@ -49,7 +66,9 @@ class GammaVariate {
   }
 
   bool boost_;
-  double inv_shape_, d_, c_;
+  double inv_shape_;
+  unsigned power_;  // 1 / shape when it is an integer up to 64, else 0
+  double d_, c_;
 };
 
 }  // namespace carousel
