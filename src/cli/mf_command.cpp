@@ -98,17 +98,23 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
   // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
-  // "ou" transition, a 60-iteration burn-in (the warm-up's 30 plus 30; the sample RMSE has
-  // levelled off by then on both) and every later iteration in the posterior averages. The
-  // Gibbs step of the precisions comes once per pass over the data for SGRLD
-  // (DefaultMfHyperEvery, in RunMfCommand).
+  // "ou" transition, a 60-iteration burn-in at up to 2 tiles (the warm-up's 30 plus 30; the
+  // sample RMSE has levelled off by then on both), 30 passes over the data at more tiles
+  // (DefaultMfBurnIn, in RunMfCommand once the tiles are known), and every later iteration
+  // in the posterior averages. The Gibbs step of the precisions comes once per pass over
+  // the data for SGRLD (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
-  o.config.burn_in = 60;
+  o.config.burn_in = kMfMinimumBurnIn;
   o.config.thin = 1;
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC", "carousel mf"};
   SetUpCommandApp(app);
   AddOptions(app, o);
+  app.get_option("--burn-in")
+      ->description(
+          "iterations before samples enter the posterior averages (by default at most half "
+          "of --iterations)")
+      ->default_str("30 passes over the data: 30 x --tiles, at least 60");
   ParseOrThrow(app, args, "carousel mf");
   CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
   ResolveChainOptions(app, o.config, o.basics);
@@ -126,13 +132,9 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
     if (sampler == "sgrld" || sampler == "sgrhmc")
       o.basics.run_config.Resolve("--metric", o.metric, "the sampler's default");
   }
-  if (o.step_warmup > 0 && static_cast<std::uint64_t>(o.step_warmup) > o.config.burn_in)
-    throw UsageError("--step-warmup", "must not exceed --burn-in (" +
-                                          std::to_string(o.config.burn_in) +
-                                          "): the samples kept must follow the step schedule");
   if (sampler == "sgrld" && o.config.sampler.transition == "ou" && o.step >= 1.0)
-    throw UsageError("--step", "must be below 1 with --transition ou (now " +
-                                   io::FormatReal(o.step) + ")");
+    throw UsageError("--step",
+                     "must be below 1 with --transition ou (now " + io::FormatReal(o.step) + ")");
   if (o.metric == "fisher") {
     o.config.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   } else {
@@ -154,9 +156,8 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"command", "carousel mf " + JoinArgs(o.argv)},
           {"ranks", std::to_string(ranks)},
           {"tiles", std::to_string(c.tiles)},
-          {"sampler", c.sampler.name == "sgrld"
-                          ? "sgrld (metric " + c.sampler.metric->name() + ", transition " +
-                                c.sampler.transition + ")"
+          {"sampler", c.sampler.name == "sgrld" ? "sgrld (metric " + c.sampler.metric->name() +
+                                                      ", transition " + c.sampler.transition + ")"
                       : c.sampler.name == "sgrhmc"
                           ? c.sampler.name + " (metric " + c.sampler.metric->name() + ")"
                           : c.sampler.name},
@@ -230,6 +231,23 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   MfConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
+  // Checkpoints store the command line; a burn-in resolved from the tiles goes with it, so
+  // that a resume (which parses that line before it knows the tiles) keeps it.
+  std::vector<std::string> recorded_args = options.argv;
+  if (!options.basics.burn_in_given) {
+    config.burn_in = DefaultMfBurnIn(config.tiles, config.iterations);
+    options.basics.run_config.Resolve(
+        "--burn-in", std::to_string(config.burn_in),
+        "the default: 30 x --tiles, at least 60, at most half of --iterations");
+    if (config.burn_in != std::min(kMfMinimumBurnIn, config.iterations / 2))
+      recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
+  }
+  RunCollectively(comm, [&] {
+    if (options.step_warmup > 0 && static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
+      throw UsageError("--step-warmup", "must not exceed --burn-in (" +
+                                            std::to_string(config.burn_in) +
+                                            "): the samples kept must follow the step schedule");
+  });
   options.input.tiles = config.tiles;
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
@@ -239,8 +257,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
   });
   config.step.a = options.step > 0 ? options.step
-                                    : DefaultMfStep(config.sampler, data.problem,
-                                                    config.tiles / config.minibatch);
+                                   : DefaultMfStep(config.sampler, data.problem,
+                                                   config.tiles / config.minibatch);
   if (options.step <= 0)
     options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
                                       "the sampler's default for this data");
@@ -314,7 +332,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     return std::string(status);
   };
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"mf", options.argv}, hooks);
+                                        RunRecord{"mf", recorded_args}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
   const double comm_share = outcome.comm_share;

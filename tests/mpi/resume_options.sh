@@ -17,7 +17,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=(--train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 4 --seed 3 --eval-every 10
   --quiet)
 
-# Two ranks without --tiles give 2 x 2 tiles; 400 iterations give burn-in min(60, 400 / 2).
+# Two ranks without --tiles give 2 x 2 tiles; 400 iterations give burn-in min(60, 400 / 2)
+# (30 passes over the data, 30 x 2 tiles).
 run_ok ref 2 mf "${RUN[@]}" --iterations 400 --out "$T/ref"
 
 # ---------------------------------------------------------------------------------------
@@ -31,6 +32,19 @@ same_outputs "$T/ref50" "$T/short" "a finished 2-rank run extended on 1 rank"
 grep -q '^# tiles: 2$' "$T/short/trace.csv" || fail "the extended run's header does not say tiles: 2"
 grep -q '^# burn_in: 50$' "$T/short/trace.csv" || fail "the extended run's header does not say burn_in: 50"
 ok "a finished run (2 ranks, default tiles) extended with --resume --iterations 400 on 1 rank equals a 400-iteration run with its burn-in"
+
+# More tiles, a longer default burn-in (30 passes, 30 x 4 = 120 at 4 x 4 tiles from 4 ranks),
+# which a resume on 2 ranks keeps although the command line it parses names no tiles: the
+# extended run equals a 400-iteration run with burn-in 120 (and not the 60 of fewer tiles).
+run_ok tiles4 4 mf "${RUN[@]}" --iterations 300 --checkpoint-every 100 --out "$T/tiles4"
+grep -q '^# burn_in: 120$' "$T/tiles4/trace.csv" || fail "4 x 4 tiles: the default burn-in is not 120"
+grep -q '^burn-in = 120  # resolved' "$T/tiles4/config.toml" ||
+  fail "4 x 4 tiles: config.toml does not record the resolved burn-in 120"
+run_ok tiles4-more 2 mf --resume "$T/tiles4" --iterations 400
+run_ok ref-tiles4 2 mf "${RUN[@]}" --tiles 4 --iterations 400 --burn-in 120 --out "$T/ref-tiles4"
+same_outputs "$T/ref-tiles4" "$T/tiles4" "a 4-rank run (default tiles and burn-in) extended on 2 ranks"
+grep -q '^# burn_in: 120$' "$T/tiles4/trace.csv" || fail "the resumed 4-tile run's burn-in is not 120"
+ok "default burn-in of 30 passes (120 at 4 x 4 tiles), kept by a resume on 2 ranks"
 
 # The options that may change are taken; --eval-every and --checkpoint-every in = form.
 run_ok extend-again 2 mf --resume="$T/short" --iterations=450 --eval-every=25 \

@@ -25,6 +25,13 @@ std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options);
 // per side) for SGRLD, every 10th for the other samplers, whose steps were validated so.
 std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
 
+// The burn-in when --burn-in is not given: 30 passes over the data, i.e. 30 iterations per
+// tile per side, and never below the 60 iterations chosen at one and two tiles; at most
+// half of the iterations (so a short run keeps draws).
+inline constexpr std::uint64_t kMfBurnInPasses = 30;
+inline constexpr std::uint64_t kMfMinimumBurnIn = 60;
+std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
+
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
 
