@@ -48,7 +48,10 @@ paths_out() { sed -e "s|$CAROUSEL_SHARED_DATA|DATA|g" -e "s|$T|TMP|g" "$1"; }
 for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
   for schedule in cyclic random; do
     extra=()
-    [[ $sampler == hamcmc ]] && extra=(--memory 3 --initial-metric identity --trust 1)
+    # The steps these samplers had by default at 4 tiles when the checksums were recorded.
+    [[ $sampler == hamcmc ]] &&
+      extra=(--memory 3 --initial-metric identity --trust 1 --step 0.00072992700729927)
+    [[ $sampler == sghmc || $sampler == sgnht ]] && extra=(--step 0.022924821597026104)
     [[ $sampler == sgrld ]] && extra=(--transition ou --step-warmup 8)
     name=mf-$sampler-$schedule
     run_ok "$name" 2 "${MF[@]}" --iterations 24 --sampler "$sampler" --schedule "$schedule" \
