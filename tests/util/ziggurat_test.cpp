@@ -132,11 +132,12 @@ TEST(Ziggurat, ExponentialMatchesAndWrongRateFails) {
 
 TEST(GammaVariate, MatchesGammaLawAndWrongShapeFails) {
   // Both branches (boost below 1, Marsaglia-Tsang from 1), around the switch and at
-  // LDA's beta = 0.1 and beta + N.
+  // LDA's beta = 0.1 and beta + N. The boost's U^(1/shape) is a binary power for 1/shape in
+  // {2, 10, 64} (0.5, 0.1, 1/64) and exp(-E/shape) for 0.01 and 0.999.
   const int n = 400000;
   const double threshold = ks::Threshold(n, kAlpha);
   std::uint64_t seed = 10;
-  for (double shape : {0.01, 0.1, 0.5, 0.999, 1.0, 1.1, 3.0, 50.1, 1e4}) {
+  for (double shape : {0.01, 0.015625, 0.1, 0.5, 0.999, 1.0, 1.1, 3.0, 50.1, 1e4}) {
     auto cdf = [shape](double x) { return x <= 0 ? 0.0 : boost::math::gamma_p(shape, x); };
     const GammaVariate good(shape), bad(shape * 1.02);
     const auto ok = Draw(n, seed++, [&](KeyedStream& r) { return good(r); });
