@@ -6,9 +6,10 @@
 //   accept d v when U < 1 - 0.0331 x^4 (squeeze) or log U < x^2 / 2 + d (1 - v + log v).
 // shape < 1: the same paper's boost, Gamma(shape) = Gamma(shape + 1) U^(1 / shape). When
 //   1 / shape is an integer n <= 64 (LDA's default beta = 0.1 gives 10), U^n is n's
-//   binary powering of a uniform: a handful of multiplies where exp cost about a tenth of
-//   a KOS run. Otherwise U^(1 / shape) = exp(-E / shape) for E = -log U ~ Exp(1) drawn by
-//   the ziggurat. Both are the same law to rounding.
+//   binary powering of a uniform: a handful of multiplies instead of exp and a ziggurat
+//   exponential, which cost about a seventh of SCIR's topic-word update on KOS. Otherwise
+//   U^(1 / shape) = exp(-E / shape) for E = -log U ~ Exp(1) drawn by the ziggurat. Both are
+//   the same law to rounding.
 //
 // The law is that of KeyedStream::gamma_linear (same method, different normal and
 // exponential generators, so different bits). Like gamma_linear it may underflow to 0 for
