@@ -11,12 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "carousel/comm/communicator.hpp"
-#include "carousel/engine/tile_engine.hpp"
-#include "carousel/model/bpmf/bpmf_model.hpp"
-#include "carousel/model/bpmf/mf_generator.hpp"
-#include "generated_train.hpp"
 #include "carousel/util/byte_buffer.hpp"
+#include "short_sgld_run.hpp"
 
 namespace carousel {
 namespace {
@@ -49,21 +45,11 @@ TEST(BpmfCheckpointLayout, MomentSumsAreSavedColumnMajor) {
   g.ratings = 1500;
   g.rank = 3;
   g.seed = 6;
-  const RatingMatrix train = GeneratedTraining(g);
-  MfConfig c;
-  c.shape.rank = 3;  // width 4 with the bias: rows != width, so the two orders differ
-  c.sampler.name = "sgld";
-  c.step.a = 1e-4;
-  c.tiles = 3;
-  c.iterations = 12;
-  c.burn_in = 4;
-  c.eval_every = 2;
-  TileShare share;
-  const MfProblem problem = WholeMfProblem(train, {}, c.tiles, c.seed, &share);
-  auto comm = MakeSerialCommunicator();
-  BpmfModel model(c, problem, share);
-  TileEngine engine(*comm, model, c.chain());
-  engine.Run(EngineCallbacks{});
+  ShortSgldRun run(g, 2);  // rank 3: width 4 with the bias, so the two orders differ
+  const MfConfig& c = run.config;
+  const MfProblem& problem = run.problem;
+  BpmfModel& model = run.model;
+  const TileEngine& engine = run.engine;
   const double n = static_cast<double>(model.trace().back().samples);
   ASSERT_GT(n, 1.0);
   const Eigen::Index width = c.shape.width();

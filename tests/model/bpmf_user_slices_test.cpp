@@ -2,11 +2,7 @@
 // slice size gives the same rows, and the slices cover every user once, in order.
 #include <gtest/gtest.h>
 
-#include "carousel/comm/communicator.hpp"
-#include "carousel/engine/tile_engine.hpp"
-#include "carousel/model/bpmf/bpmf_model.hpp"
-#include "carousel/model/bpmf/mf_generator.hpp"
-#include "generated_train.hpp"
+#include "short_sgld_run.hpp"
 
 namespace carousel {
 namespace {
@@ -18,21 +14,10 @@ TEST(BpmfUserSlices, AnySliceSizeGivesTheSameRowsInOrder) {
   g.ratings = 2000;
   g.rank = 3;
   g.seed = 4;
-  const RatingMatrix train = GeneratedTraining(g);
-  MfConfig c;
-  c.shape.rank = 3;
-  c.sampler.name = "sgld";
-  c.step.a = 1e-4;
-  c.tiles = 3;
-  c.iterations = 12;
-  c.burn_in = 4;
-  c.eval_every = 4;
-  TileShare share;
-  const MfProblem problem = WholeMfProblem(train, {}, c.tiles, c.seed, &share);
-  auto comm = MakeSerialCommunicator();
-  BpmfModel model(c, problem, share);
-  TileEngine engine(*comm, model, c.chain());
-  engine.Run(EngineCallbacks{});
+  ShortSgldRun run(g, 4);
+  const MfConfig& c = run.config;
+  const MfProblem& problem = run.problem;
+  BpmfModel& model = run.model;
 
   auto collect = [&](std::uint32_t rows) {
     UserSlice all;
