@@ -32,6 +32,16 @@ SamplerOptionSpec Real(std::string flag, double SamplerOptions::*field, double l
   return s;
 }
 
+SamplerOptionSpec Choice(std::string flag, std::string SamplerOptions::*field,
+                         std::vector<std::string> choices, std::string help) {
+  SamplerOptionSpec s;
+  s.flag = std::move(flag);
+  s.text = field;
+  s.choices = std::move(choices);
+  s.help = std::move(help);
+  return s;
+}
+
 std::string Number(double v) {
   std::string s = std::to_string(v);
   s.erase(s.find_last_not_of('0') + 1);
@@ -64,31 +74,20 @@ std::vector<SamplerOptionSpec> MakeSpecs() {
                        "HAMCMC: lambda of y_t += lambda s_t"));
   specs.push_back(Real("--initial-scale", &SamplerOptions::initial_scale, 0.0, true, kInf, true,
                        "HAMCMC: gamma of the initial inverse Hessian H0"));
-  SamplerOptionSpec initial;
-  initial.flag = "--initial-metric";
-  initial.text = &SamplerOptions::initial_metric;
-  initial.choices = {"identity", "metric", "fisher"};
-  initial.help =
+  specs.push_back(Choice(
+      "--initial-metric", &SamplerOptions::initial_metric, {"identity", "metric", "fisher"},
       "HAMCMC: H0 = gamma I (identity), gamma G^-1 with the model's metric (metric), or gamma "
-      "(prior + trust + Fisher information at the newest sample)^-1 (fisher)";
-  specs.push_back(initial);
+      "(prior + trust + Fisher information at the newest sample)^-1 (fisher)"));
   specs.push_back(Real("--thermostat-initial", &SamplerOptions::thermostat_initial, 0.0, false,
                        kInf, true, "gSGNHT: initial thermostat xi_0 (Alg. 2: xi_0 = C)"));
-  SamplerOptionSpec diffusion;
-  diffusion.flag = "--diffusion";
-  diffusion.text = &SamplerOptions::diffusion;
-  diffusion.choices = {"zero", "fisher"};
-  diffusion.help =
+  specs.push_back(Choice(
+      "--diffusion", &SamplerOptions::diffusion, {"zero", "fisher"},
       "SGGMC/gSGNHT: estimate V of the gradient noise in Eq. 8, zero or the diagonal empirical "
-      "Fisher information of the minibatch";
-  specs.push_back(diffusion);
-  SamplerOptionSpec transition;
-  transition.flag = "--transition";
-  transition.text = &SamplerOptions::transition;
-  transition.choices = {"euler", "ou"};
-  transition.help =
+      "Fisher information of the minibatch"));
+  SamplerOptionSpec transition = Choice(
+      "--transition", &SamplerOptions::transition, {"euler", "ou"},
       "SGRLD: euler (Eq. 14, noise 2 eps G^-1) or ou (noise (2 eps - eps^2) G^-1, exact for a "
-      "Gaussian whose precision the metric matches; needs --step < 1)";
+      "Gaussian whose precision the metric matches; needs --step < 1)");
   transition.default_text = "set by the model (mf: ou; otherwise euler)";
   specs.push_back(transition);
   return specs;
