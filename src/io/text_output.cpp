@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace carousel::io {
 
@@ -19,14 +18,17 @@ std::string FormatReal(double value) {
   return std::string(buffer, result.ptr);
 }
 
+// std::to_chars, not printf's "%.17g": the same doubles read back, in fewer digits, and about
+// ten times faster (printf's digit generation was a fifth of a one-iteration ml-100k run,
+// writing predictions.csv).
 void AppendCsvNumber(std::string& out, double value) {
   if (std::isnan(value)) {
     out += "nan";
     return;
   }
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  out += buffer;
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
 }
 
 }  // namespace carousel::io

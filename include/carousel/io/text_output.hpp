@@ -16,7 +16,7 @@ std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>&
 // from its header.
 std::string FormatReal(double value);
 
-// Appends `value` with 17 significant digits (round-trips a double), "nan" for NaN.
+// Appends the shortest text that reads back as exactly `value` (as FormatReal), "nan" for NaN.
 void AppendCsvNumber(std::string& out, double value);
 
 }  // namespace carousel::io
