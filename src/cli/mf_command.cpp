@@ -98,14 +98,12 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
   // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
-  // "ou" transition, a 60-iteration burn-in at up to 2 tiles (the warm-up's 30 plus 30; the
-  // sample RMSE has levelled off by then on both), 30 passes over the data at more tiles
-  // (DefaultMfBurnIn, in RunMfCommand once the tiles are known), and every later iteration
+  // "ou" transition, a burn-in of 30 passes over the data (DefaultMfBurnIn, in RunMfCommand
+  // once the tiles are known), and every later iteration
   // in the posterior averages. The Gibbs step of the precisions comes once per pass over
   // the data for SGRLD (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
-  o.config.burn_in = kMfMinimumBurnIn;
   o.config.thin = 1;
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC", "carousel mf"};
   SetUpCommandApp(app);
@@ -114,7 +112,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
       ->description(
           "iterations before samples enter the posterior averages (by default at most half "
           "of --iterations)")
-      ->default_str("30 passes over the data: 30 x --tiles, at least 60");
+      ->default_str("30 passes over the data: 30 x --tiles");
   ParseOrThrow(app, args, "carousel mf");
   CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
   ResolveChainOptions(app, o.config, o.basics);
@@ -238,9 +236,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.burn_in = DefaultMfBurnIn(config.tiles, config.iterations);
     options.basics.run_config.Resolve(
         "--burn-in", std::to_string(config.burn_in),
-        "the default: 30 x --tiles, at least 60, at most half of --iterations");
-    if (config.burn_in != std::min(kMfMinimumBurnIn, config.iterations / 2))
-      recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
+        "the default: 30 x --tiles, at most half of --iterations");
+    recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
   }
   RunCollectively(comm, [&] {
     if (options.step_warmup > 0 && static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)

@@ -69,7 +69,7 @@ LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8
 replays mf 2 "${MF[@]}"
 cfg=$T/mf/config.toml
 for line in 'tiles = 2  # resolved: one tile per rank' \
-  'burn-in = 20  # resolved: the default: 30 x --tiles, at least 60, at most half of --iterations' \
+  'burn-in = 20  # resolved: the default: 30 x --tiles, at most half of --iterations' \
   'sampler = "sgrld"' 'schedule = "cyclic"  # resolved: the default' 'no-bias = false' \
   "step-warmup = 20  # resolved: the sampler's default, at most --burn-in" \
   "train = \"$ML100K/u1.base\"" 'rank = 4' 'quiet = true'; do

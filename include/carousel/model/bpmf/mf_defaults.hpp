@@ -26,10 +26,8 @@ std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options);
 std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
 
 // The burn-in when --burn-in is not given: 30 passes over the data, i.e. 30 iterations per
-// tile per side, and never below the 60 iterations chosen at one and two tiles; at most
-// half of the iterations (so a short run keeps draws).
+// tile per side; at most half of the iterations (so a short run keeps draws).
 inline constexpr std::uint64_t kMfBurnInPasses = 30;
-inline constexpr std::uint64_t kMfMinimumBurnIn = 60;
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
