@@ -234,9 +234,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   std::vector<std::string> recorded_args = options.argv;
   if (!options.basics.burn_in_given) {
     config.burn_in = DefaultMfBurnIn(config.tiles, config.iterations);
-    options.basics.run_config.Resolve(
-        "--burn-in", std::to_string(config.burn_in),
-        "the default: 30 x --tiles, at most half of --iterations");
+    options.basics.run_config.Resolve("--burn-in", std::to_string(config.burn_in),
+                                      "the default: 30 x --tiles, at most half of --iterations");
     recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
   }
   RunCollectively(comm, [&] {
