@@ -99,9 +99,9 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
   // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
   // "ou" transition, a burn-in of 30 passes over the data (DefaultMfBurnIn, in RunMfCommand
-  // once the tiles are known), and every later iteration
-  // in the posterior averages. The Gibbs step of the precisions comes once per pass over
-  // the data for SGRLD (DefaultMfHyperEvery, in RunMfCommand).
+  // once the tiles are known), and every later iteration in the posterior averages. The
+  // Gibbs step of the precisions comes once per pass over the data for SGRLD
+  // (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
   // Checkpoints written before every run recorded its resolved burn-in (2026-11-24) omit
