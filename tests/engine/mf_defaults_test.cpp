@@ -53,5 +53,20 @@ TEST(MfDefaults, SgrldOuStepShrinksWithTheGradientScale) {
   EXPECT_EQ(DefaultMfStepWarmup(sgrld), 30u);
 }
 
+// The burn-in is 30 passes over the data (an iteration is 1/B of a pass with B tiles per
+// side), at most half of the iterations; at one tile it ends with SGRLD's 30-iteration
+// warm-up.
+TEST(MfDefaults, BurnInIsThirtyPassesAtMostHalfTheIterations) {
+  EXPECT_EQ(DefaultMfBurnIn(1, 1000), 30u);
+  EXPECT_EQ(DefaultMfBurnIn(2, 1000), 60u);
+  EXPECT_EQ(DefaultMfBurnIn(8, 1000), 240u);
+  EXPECT_EQ(DefaultMfBurnIn(8, 300), 150u);
+  EXPECT_EQ(DefaultMfBurnIn(1, 40), 20u);
+  EXPECT_EQ(DefaultMfBurnIn(1, 1), 0u);
+  SamplerOptions sgrld;
+  sgrld.name = "sgrld";
+  EXPECT_EQ(DefaultMfBurnIn(1, 1000), DefaultMfStepWarmup(sgrld));
+}
+
 }  // namespace
 }  // namespace carousel
