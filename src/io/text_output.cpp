@@ -18,9 +18,9 @@ std::string FormatReal(double value) {
   return std::string(buffer, result.ptr);
 }
 
-// std::to_chars, not printf's "%.17g": the same doubles read back, in fewer digits, and about
-// ten times faster (printf's digit generation was a fifth of a one-iteration ml-100k run,
-// writing predictions.csv).
+// std::to_chars, not printf's "%.17g": the same doubles read back, in fewer digits, 3.5 times
+// faster (44 against 151 ns per number for ratings-like values; printf's digit generation
+// was a fifth of a one-iteration ml-100k run, writing predictions.csv).
 void AppendCsvNumber(std::string& out, double value) {
   if (std::isnan(value)) {
     out += "nan";
