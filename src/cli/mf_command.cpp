@@ -28,6 +28,11 @@
 namespace carousel::cli {
 namespace {
 
+// Checkpoints written before every run recorded its resolved burn-in (2026-11-24) omit it
+// where it was the default of then, min(60, iterations / 2); their command line must parse
+// to that value.
+constexpr std::uint64_t kBurnInOfUnrecordedCheckpoints = 60;
+
 struct MfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
@@ -104,10 +109,8 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   // (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
-  // Checkpoints written before every run recorded its resolved burn-in (2026-11-24) omit
-  // it where it was min(60, iterations / 2); their command line must parse to that value.
   // A fresh run resolves its burn-in from the tiles (DefaultMfBurnIn, in RunMfCommand).
-  o.config.burn_in = kMfBurnInOfUnrecordedCheckpoints;
+  o.config.burn_in = kBurnInOfUnrecordedCheckpoints;
   o.config.thin = 1;
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC", "carousel mf"};
   SetUpCommandApp(app);

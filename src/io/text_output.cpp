@@ -11,13 +11,6 @@ std::string CommentBlock(const std::vector<std::pair<std::string, std::string>>&
   return out;
 }
 
-std::string FormatReal(double value) {
-  if (std::isnan(value)) return "nan";
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
 // std::to_chars, not printf's "%.17g": the same doubles read back, in fewer digits, 3.5 times
 // faster (44 against 151 ns per number for ratings-like values; printf's digit generation
 // was a fifth of a one-iteration ml-100k run, writing predictions.csv).
@@ -29,6 +22,12 @@ void AppendCsvNumber(std::string& out, double value) {
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, result.ptr);
+}
+
+std::string FormatReal(double value) {
+  std::string out;
+  AppendCsvNumber(out, value);
+  return out;
 }
 
 }  // namespace carousel::io

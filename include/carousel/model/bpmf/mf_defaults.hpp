@@ -28,9 +28,6 @@ std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
 // The burn-in when --burn-in is not given: 30 passes over the data, i.e. 30 iterations per
 // tile per side; at most half of the iterations (so a short run keeps draws).
 inline constexpr std::uint64_t kMfBurnInPasses = 30;
-// The default burn-in before it was given in passes: what a checkpoint's command line
-// without --burn-in meant (capped at half of --iterations).
-inline constexpr std::uint64_t kMfBurnInOfUnrecordedCheckpoints = 60;
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
