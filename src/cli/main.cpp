@@ -6,13 +6,16 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/model_registry.hpp"
 #include "carousel/cli/signals.hpp"
+#include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/fault_injecting_communicator.hpp"
+#include "carousel/comm/thread_communicator.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/malloc_policy.hpp"
@@ -34,8 +37,8 @@ std::string Usage() {
       "  or:  carousel --help | --version\n"
       "Stochastic-gradient MCMC for Bayesian matrix factorization and topic models: one chain\n"
       "run across MPI ranks (start the models under mpirun or srun; without a launcher a\n"
-      "model runs as one process, without MPI). 'carousel COMMAND --help' lists the options\n"
-      "of a command.\n"
+      "model runs as one process without MPI, its ranks threads: one per CPU, or\n"
+      "CAROUSEL_RANKS=N). 'carousel COMMAND --help' lists the options of a command.\n"
       "\n"
       "Models:\n";
   for (const carousel::cli::ModelCommand& c : carousel::cli::ModelCommands())
@@ -57,26 +60,66 @@ std::string Usage() {
 
 using Command = carousel::cli::ModelCommandFn;
 
-// Runs a distributed subcommand: under MPI when a launcher started the process, else as
-// one serial process (MakeProcessCommunicator).
-int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
-  std::unique_ptr<carousel::Communicator> comm = carousel::MakeProcessCommunicator(argc, argv);
+// One rank of a distributed subcommand; returns its exit code. An error this rank alone
+// saw ends every rank (Abort), so that none waits forever in a collective.
+int RunRank(Command command, carousel::Communicator& comm, const std::vector<std::string>& args) {
   try {
-    // Tests only (tests/mpi/fault_injection.sh): one rank fails at a chosen call. The
-    // wrapper's Abort is MPI's, so such a failure still ends every rank.
-    if (const char* fault = std::getenv("CAROUSEL_INJECT_FAULT"))
-      comm = std::make_unique<carousel::FaultInjectingCommunicator>(
-          std::move(comm), carousel::ParseFaultPlan(fault));
-    return command(*comm, args);
+    return command(comm, args);
   } catch (const carousel::cli::HelpRequested& help) {
-    if (comm->rank() == 0) std::printf("%s", help.text.c_str());
+    if (comm.rank() == 0) std::printf("%s", help.text.c_str());
     return 0;
   } catch (const carousel::Error& e) {
     if (!e.quiet()) std::fprintf(stderr, "carousel: error: %s\n", e.what());
     std::fflush(stderr);
-    if (!e.collective() && comm->size() > 1) comm->Abort(static_cast<int>(e.code()));
+    if (!e.collective() && comm.size() > 1) comm.Abort(static_cast<int>(e.code()));
     return static_cast<int>(e.code());
   }
+}
+
+// Tests only (tests/mpi/fault_injection.sh): one rank fails at a chosen call. The wrapper's
+// Abort is the wrapped communicator's, so such a failure still ends every rank.
+std::unique_ptr<carousel::Communicator> WithInjectedFault(
+    std::unique_ptr<carousel::Communicator> comm) {
+  if (const char* fault = std::getenv("CAROUSEL_INJECT_FAULT"))
+    return std::make_unique<carousel::FaultInjectingCommunicator>(std::move(comm),
+                                                                  carousel::ParseFaultPlan(fault));
+  return comm;
+}
+
+// Runs a distributed subcommand: under MPI when a launcher started the process, else as
+// one serial process or as ranks that are threads of this one (cli/thread_ranks.hpp). The
+// exit code is the first non-zero one in rank order.
+int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
+  std::vector<std::unique_ptr<carousel::Communicator>> ranks;
+  try {
+    if (carousel::RunsUnderMpi()) {
+      ranks.push_back(carousel::MakeMpiCommunicator(argc, argv));
+      try {
+        carousel::cli::CheckNoThreadRanksUnderLauncher();
+      } catch (carousel::Error& e) {  // every rank sees it: one message for the job
+        throw e.SetCollective(ranks[0]->rank() != 0);
+      }
+    } else {
+      const int count = carousel::cli::ThreadRanks(args);
+      if (count == 1)
+        ranks.push_back(carousel::MakeSerialCommunicator());
+      else
+        ranks = carousel::MakeThreadCommunicators(count);
+    }
+    for (auto& comm : ranks) comm = WithInjectedFault(std::move(comm));
+  } catch (const carousel::Error& e) {
+    if (!e.quiet()) std::fprintf(stderr, "carousel: error: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+  std::vector<int> codes(ranks.size(), 0);
+  std::vector<std::thread> threads;
+  for (std::size_t r = 1; r < ranks.size(); ++r)
+    threads.emplace_back([&, r] { codes[r] = RunRank(command, *ranks[r], args); });
+  codes[0] = RunRank(command, *ranks[0], args);
+  for (std::thread& t : threads) t.join();
+  for (int code : codes)
+    if (code != 0) return code;
+  return 0;
 }
 
 // Runs a subcommand that needs no MPI (the tools) on its arguments after args[0].

@@ -1,12 +1,16 @@
 #include "carousel/cli/signals.hpp"
 
+#include <atomic>
 #include <csignal>
 
 namespace carousel::cli {
 namespace {
 
-volatile std::sig_atomic_t g_checkpoint = 0;
-volatile std::sig_atomic_t g_stop = 0;
+// Atomics rather than volatile sig_atomic_t: ranks that are threads (thread_ranks.hpp) read
+// them concurrently. Lock-free, so the handler may set them.
+std::atomic<int> g_checkpoint{0};
+std::atomic<int> g_stop{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 // SIGUSR2 stops like SIGTERM: Open MPI 4's mpirun forwards SIGUSR1 and SIGUSR2 to every
 // rank but answers SIGTERM itself by killing the job (and exits 1 however its ranks end).
@@ -28,9 +32,8 @@ void InstallSignalHandlers() {
 
 int TakeSignalRequests() {
   int bits = 0;
-  if (g_checkpoint) bits |= 1;
-  if (g_stop) bits |= 2;
-  g_checkpoint = 0;
+  if (g_checkpoint.exchange(0) != 0) bits |= 1;
+  if (g_stop.load() != 0) bits |= 2;
   return bits;
 }
 

@@ -1,4 +1,4 @@
-// Chooses MPI or one serial process from how the process was started, so that a plain
+// Tells from how the process was started whether it runs under MPI, so that a plain
 // `carousel mf ...` skips MPI_Init: Open MPI's singleton start-up alone took about
 // 0.33 s here (a one-iteration ml-100k run: 0.37 s under MPI, 0.04 s serial), which is
 // most of a short run. A serial run is the same chain as `mpirun -np 1` (one rank, the
@@ -31,11 +31,9 @@ bool StartedByMpiLauncher() {
   return false;
 }
 
-std::unique_ptr<Communicator> MakeProcessCommunicator(int* argc, char*** argv) {
+bool RunsUnderMpi() {
   const char* force = std::getenv("CAROUSEL_MPI");  // "1": MPI even without a launcher
-  const bool forced = force != nullptr && std::strcmp(force, "1") == 0;
-  if (forced || StartedByMpiLauncher()) return MakeMpiCommunicator(argc, argv);
-  return MakeSerialCommunicator();
+  return (force != nullptr && std::strcmp(force, "1") == 0) || StartedByMpiLauncher();
 }
 
 }  // namespace carousel

@@ -30,6 +30,10 @@ export OMPI_MCA_btl_base_warn_component_unused=0
 # Shared memory on one machine without Open MPI's UCX probe first (launch/mpirun.sh says
 # why): 0.2 s less per mpirun.
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
+# A run without mpirun uses one rank per core by default (ranks as threads); the tests
+# compare such runs with golden outputs and with mpirun's, so they pin one rank unless a
+# test chooses (tests/mpi/thread_ranks.sh).
+export CAROUSEL_RANKS=${CAROUSEL_RANKS:-1}
 
 ML100K=$CAROUSEL_SHARED_DATA/ml-100k
 KOS=$CAROUSEL_SHARED_DATA/kos

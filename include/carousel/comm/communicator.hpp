@@ -63,10 +63,11 @@ std::unique_ptr<Communicator> MakeSerialCommunicator();
 std::unique_ptr<Communicator> MakeMpiCommunicator(int* argc, char*** argv);
 
 // A process started by an MPI launcher (mpirun, srun, ...; see StartedByMpiLauncher) or
-// with CAROUSEL_MPI=1 in its environment gets MakeMpiCommunicator; any other is one
-// serial process and does not start MPI at all.
+// with CAROUSEL_MPI=1 in its environment runs its ranks under MPI (MakeMpiCommunicator);
+// any other does not start MPI at all: one serial process, or ranks as threads
+// (thread_communicator.hpp).
 bool StartedByMpiLauncher();
-std::unique_ptr<Communicator> MakeProcessCommunicator(int* argc, char*** argv);
+bool RunsUnderMpi();
 
 // The MPI library's description of itself (MPI_Get_library_version), one line, e.g.
 // "Open MPI v4.1.4, package: Debian OpenMPI, ...". MPI allows the call before MPI_Init,

@@ -1,0 +1,26 @@
+// How many ranks a model command started without an MPI launcher runs, as threads of its
+// process (comm/thread_communicator.hpp). Users run the defaults, so by default a run uses
+// the cores it may run on; CAROUSEL_RANKS=N chooses, as OMP_NUM_THREADS does for OpenMP.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace carousel::cli {
+
+// The most ranks a run starts by default: the tile counts the mf defaults were validated
+// with go up to 16 (README, "Step sizes").
+constexpr int kMaxDefaultThreadRanks = 16;
+
+// CAROUSEL_RANKS when set (a whole number >= 1; else a UsageError naming it). Otherwise
+// min(CPUs this process may run on, kMaxDefaultThreadRanks), limited by what the command
+// line fixes before the run can choose: with --tiles T the largest divisor of T within
+// that (each rank holds whole row blocks); one rank with --sampler gibbs (one process
+// only), --resume, --config or --chains, whose tiles or ranks come from elsewhere.
+int ThreadRanks(const std::vector<std::string>& args);
+
+// CAROUSEL_RANKS under an MPI launcher: only "1" (or unset) is accepted, as the launcher
+// chooses the ranks there; anything else is a UsageError.
+void CheckNoThreadRanksUnderLauncher();
+
+}  // namespace carousel::cli

@@ -1,0 +1,83 @@
+#include "carousel/cli/thread_ranks.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel::cli {
+namespace {
+
+constexpr const char* kVariable = "CAROUSEL_RANKS";
+
+std::optional<int> WholeNumber(const std::string& text) {
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  for (char c : text)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoi(text);
+}
+
+// CAROUSEL_RANKS, if set.
+std::optional<int> RanksFromEnvironment() {
+  const char* value = std::getenv(kVariable);
+  if (value == nullptr) return std::nullopt;
+  const std::optional<int> n = WholeNumber(value);
+  if (!n || *n < 1)
+    throw Error(ExitCode::kUsage, std::string("environment variable ") + kVariable + "='" + value +
+                                      "': expected a whole number of ranks, at least 1");
+  return n;
+}
+
+int AvailableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+// The value of `--name V` or `--name=V` on the command line, if given.
+std::optional<std::string> OptionValue(const std::vector<std::string>& args,
+                                       const std::string& name) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == name && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind(name + "=", 0) == 0) return args[i].substr(name.size() + 1);
+  }
+  return std::nullopt;
+}
+
+bool Given(const std::vector<std::string>& args, const std::string& name) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+    return a == name || a.rfind(name + "=", 0) == 0;
+  });
+}
+
+}  // namespace
+
+int ThreadRanks(const std::vector<std::string>& args) {
+  if (const std::optional<int> n = RanksFromEnvironment()) return *n;
+  if (Given(args, "--resume") || Given(args, "--config") || Given(args, "--chains") ||
+      OptionValue(args, "--sampler") == std::optional<std::string>("gibbs"))
+    return 1;
+  const int most = std::min(AvailableCpus(), kMaxDefaultThreadRanks);
+  const std::optional<std::string> tiles_text = OptionValue(args, "--tiles");
+  if (!tiles_text) return most;
+  // A bad --tiles value is the command's to report: one rank reaches it.
+  const std::optional<int> tiles = WholeNumber(*tiles_text);
+  if (!tiles || *tiles < 1) return 1;
+  int ranks = std::min(most, *tiles);
+  while (*tiles % ranks != 0) --ranks;
+  return ranks;
+}
+
+void CheckNoThreadRanksUnderLauncher() {
+  const std::optional<int> n = RanksFromEnvironment();
+  if (n && *n != 1)
+    throw Error(ExitCode::kUsage, std::string("environment variable ") + kVariable + "=" +
+                                      std::to_string(*n) +
+                                      ": an MPI launcher started this process, and the launcher "
+                                      "chooses the ranks (unset it, or run without mpirun)");
+}
+
+}  // namespace carousel::cli

@@ -1,0 +1,92 @@
+#include "carousel/cli/thread_ranks.hpp"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "carousel/util/error.hpp"
+
+namespace carousel::cli {
+namespace {
+
+// Sets or unsets CAROUSEL_RANKS for one test, restoring what was there.
+class RanksVariable {
+ public:
+  explicit RanksVariable(const char* value) {
+    if (const char* old = std::getenv("CAROUSEL_RANKS")) old_ = old;
+    if (value)
+      setenv("CAROUSEL_RANKS", value, 1);
+    else
+      unsetenv("CAROUSEL_RANKS");
+  }
+  ~RanksVariable() {
+    if (old_.empty())
+      unsetenv("CAROUSEL_RANKS");
+    else
+      setenv("CAROUSEL_RANKS", old_.c_str(), 1);
+  }
+
+ private:
+  std::string old_;
+};
+
+int Cpus() {
+  cpu_set_t set;
+  EXPECT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  return CPU_COUNT(&set);
+}
+
+TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
+  const RanksVariable unset(nullptr);
+  const int most = std::min(Cpus(), kMaxDefaultThreadRanks);
+  EXPECT_EQ(ThreadRanks({"--train", "x"}), most);
+  // A divisor of --tiles, in either spelling: each rank holds whole row blocks.
+  EXPECT_EQ(ThreadRanks({"--tiles", "1"}), 1);
+  EXPECT_EQ(ThreadRanks({"--tiles=1"}), 1);
+  for (int tiles : {2, 3, 6, 7, 64}) {
+    const int ranks = ThreadRanks({"--tiles", std::to_string(tiles)});
+    EXPECT_EQ(tiles % ranks, 0) << tiles;
+    EXPECT_LE(ranks, most) << tiles;
+    for (int larger = ranks + 1; larger <= std::min(most, tiles); ++larger)
+      EXPECT_NE(tiles % larger, 0) << tiles << ": " << larger << " ranks would divide";
+  }
+  // One rank where the ranks or tiles come from elsewhere, or a bad --tiles to report.
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--resume", "d"},
+                                             {"--config=c.toml"},
+                                             {"--chains", "4"},
+                                             {"--sampler", "gibbs"},
+                                             {"--tiles", "two"},
+                                             {"--tiles", "0"}})
+    EXPECT_EQ(ThreadRanks(args), 1) << args[0];
+  EXPECT_EQ(ThreadRanks({"--sampler", "psgld"}), most);
+}
+
+TEST(ThreadRanks, EnvironmentChooses) {
+  const RanksVariable three("3");
+  EXPECT_EQ(ThreadRanks({"--tiles", "1"}), 3);  // the command then refuses the tiles
+  EXPECT_EQ(ThreadRanks({"--resume", "d"}), 3);
+  EXPECT_THROW(CheckNoThreadRanksUnderLauncher(), Error);
+}
+
+TEST(ThreadRanks, BadEnvironmentIsAUsageError) {
+  for (const char* bad : {"", "0", "-2", "two", "2.5", "99999999"}) {
+    const RanksVariable variable(bad);
+    try {
+      ThreadRanks({});
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find("CAROUSEL_RANKS"), std::string::npos) << e.what();
+    }
+  }
+  const RanksVariable one("1");
+  EXPECT_NO_THROW(CheckNoThreadRanksUnderLauncher());
+}
+
+}  // namespace
+}  // namespace carousel::cli

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Ranks as threads (src/comm/thread_communicator.cpp, src/cli/thread_ranks.cpp): a model
+# command started without mpirun runs one rank per core by default, or CAROUSEL_RANKS of
+# them. Such a run is the chain mpirun gives on the same tiles, bitwise, for mf and lda,
+# oversubscribed too; a rank failing alone ends the process with its exit code, without a
+# hang; bad input stops every rank with one message; SIGTERM checkpoints, and a resume on
+# another rank count finishes the same chain; a bad CAROUSEL_RANKS, or one given under
+# mpirun, is a usage error.
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_ml100k
+require_lda_data
+
+T=$TEST_TMP
+# As a user's shell would be: no launcher's variables (in case ctest runs inside one).
+PLAIN_ENV=(env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK
+  -u PMI_SIZE -u PMI_FD -u MPI_LOCALNRANKS -u SLURM_PROCID -u ALPS_APP_PE -u MV2_COMM_WORLD_RANK
+  -u CAROUSEL_MPI -u CAROUSEL_RANKS)
+
+# run_threads NAME RANKS ARGS... : carousel without mpirun on RANKS thread ranks ("" for the
+# default), must exit 0; log in $T/NAME.log.
+run_threads() {
+  local name=$1 ranks=$2 rc=0
+  shift 2
+  local rank_env=()
+  [[ -z $ranks ]] || rank_env=("CAROUSEL_RANKS=$ranks")
+  timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${PLAIN_ENV[@]}" "${rank_env[@]}" "$CAROUSEL_BIN" "$@" \
+    </dev/null >"$T/$name.log" 2>&1 || rc=$?
+  [[ $rc == 0 ]] || { show_log "$T/$name.log"; fail "$name: exit $rc, expected 0: carousel $*"; }
+}
+
+MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 8 --tiles 4 --seed 3
+  --iterations 60 --burn-in 20 --eval-every 5)
+run_threads mf-threads 2 "${MF[@]}" --out "$T/mf-threads"
+grep -q "on 2 rank(s)" "$T/mf-threads.log" || { show_log "$T/mf-threads.log"; fail "mf: not 2 ranks"; }
+run_threads mf-one 1 "${MF[@]}" --out "$T/mf-one"
+run_ok mf-mpi 2 "${MF[@]}" --out "$T/mf-mpi"
+same_outputs "$T/mf-threads" "$T/mf-mpi" "mf: 2 thread ranks vs mpirun -np 2"
+same_outputs "$T/mf-threads" "$T/mf-one" "mf: 2 thread ranks vs 1 rank"
+run_threads mf-four 4 "${MF[@]}" --out "$T/mf-four"
+same_outputs "$T/mf-four" "$T/mf-one" "mf: 4 thread ranks (oversubscribed) vs 1 rank"
+ok "mf on 2 and 4 thread ranks: outputs bitwise those of mpirun -np 2 and of one rank"
+
+LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 10 --seed 3
+  --tiles 4 --test-fraction 0.1 --iterations 12 --burn-in 4 --eval-every 4 --quiet)
+run_threads lda-threads 4 "${LDA[@]}" --out "$T/lda-threads"
+run_ok lda-mpi 2 "${LDA[@]}" --out "$T/lda-mpi"
+same_lda_outputs "$T/lda-threads" "$T/lda-mpi" "lda: 4 thread ranks vs mpirun -np 2"
+ok "lda on 4 thread ranks: outputs bitwise those of mpirun -np 2"
+
+# The default: one rank per CPU (at most 16), one tile per rank, recorded in config.toml.
+cpus=$(nproc)
+((cpus <= 16)) || cpus=16
+run_threads mf-default "" mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" \
+  --iterations 20 --out "$T/mf-default"
+grep -q "on $cpus rank(s)" "$T/mf-default.log" ||
+  { show_log "$T/mf-default.log"; fail "default: not $cpus ranks"; }
+grep -q "^tiles = $cpus " "$T/mf-default/config.toml" || fail "default: config.toml lacks tiles = $cpus"
+# --tiles the CPUs do not divide: the largest divisor within them (1 for a prime above).
+run_threads mf-tiles-7 "" mf --train "$ML100K/u1.base" --iterations 4 --tiles 7 \
+  --out "$T/mf-tiles-7"
+want=$cpus
+while ((7 % want != 0)); do want=$((want - 1)); done
+grep -q "on $want rank(s)" "$T/mf-tiles-7.log" || { show_log "$T/mf-tiles-7.log"; fail "--tiles 7: not $want ranks"; }
+ok "default: $cpus rank(s) and tiles; --tiles 7 runs on $want"
+
+# A rank failing alone (a failed message, then a bug) ends the process: no hang.
+# shellcheck disable=SC2034  # read by expect_fail in lib.sh
+EXPECT_FAIL_LIMIT=20
+SHORT=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --iterations 30 --burn-in 10 --quiet)
+expect_fail 8 "a message between ranks failed (injected): rank 1, call 40 (" \
+  "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "CAROUSEL_INJECT_FAULT=rank=1,call=40,kind=message" \
+  "$CAROUSEL_BIN" "${SHORT[@]}" --out "$T/fault-message"
+ok "rank 1 of 2 fails a message at call 40: exit 8 in ${EXPECT_FAIL_SECONDS}s"
+expect_fail 1 "injected fault: rank 2 threw at its call 5 (" \
+  "${PLAIN_ENV[@]}" CAROUSEL_RANKS=3 "CAROUSEL_INJECT_FAULT=rank=2,call=5,kind=throw" \
+  "$CAROUSEL_BIN" "${SHORT[@]}" --out "$T/fault-throw"
+ok "rank 2 of 3 throws at call 5: exit 1 in ${EXPECT_FAIL_SECONDS}s"
+
+# Bad input on the second rank's half of the file: one message, exit 3.
+{ head -n 70000 "$ML100K/u1.base"; printf '1\tx\t4\t0\n'; tail -n +70001 "$ML100K/u1.base"; } >"$T/bad.tsv"
+expect_fail 3 "bad.tsv:70001" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" mf \
+  --train "$T/bad.tsv" --quiet --out "$T/bad"
+ok "bad input on 2 thread ranks: exit 3: $EXPECT_FAIL_MESSAGE"
+
+expect_fail 2 "CAROUSEL_RANKS='two'" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=two "$CAROUSEL_BIN" \
+  "${SHORT[@]}" --out "$T/bad-ranks"
+expect_fail 2 "the launcher chooses the ranks" env CAROUSEL_RANKS=2 "$MPIEXEC" --oversubscribe \
+  -np 2 "$CAROUSEL_BIN" "${SHORT[@]}" --out "$T/ranks-under-mpirun"
+ok "a bad CAROUSEL_RANKS, and one under mpirun: exit 2"
+
+# SIGTERM: a checkpoint and exit 7; resumed on 1 rank and on 4, the same chain.
+LONG=(mf --train "$ML100K/u.data" --test-fraction 0.1 --rank 8 --tiles 4 --seed 7
+  --iterations 1500 --burn-in 100 --eval-every 10 --quiet --checkpoint-every 100)
+run_threads long-ref 1 "${LONG[@]}" --out "$T/long-ref"
+timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" \
+  "${LONG[@]}" --out "$T/term" </dev/null >"$T/term.log" 2>&1 &
+pid=$!
+BG_PIDS+=("$pid")
+wait_for_checkpoints "$T/term" 1 "$pid"
+pkill -TERM -f -- "^$CAROUSEL_BIN .*--out $T/term" || fail "no process to signal"
+wait_bg "$pid"
+[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
+cp -r "$T/term" "$T/term-4"
+run_threads resume-1 "" mf --resume "$T/term"
+same_outputs "$T/long-ref" "$T/term" "resume on 1 rank after SIGTERM on 2 thread ranks"
+run_threads resume-4 4 mf --resume "$T/term-4"
+same_outputs "$T/long-ref" "$T/term-4" "resume on 4 thread ranks after SIGTERM on 2"
+ok "SIGTERM on 2 thread ranks: exit 7 with a checkpoint; resumed on 1 or 4 ranks, the same chain"
