@@ -312,8 +312,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   model.PosteriorVariances(w_var, h_var);
   if (config.reconstruct) model.Reconstruction(reconstruction);
   RunCollectively(comm, [&] {
-    if (comm.rank() != 0) return;
-    WriteAmfTrace(trace_path, comments, model.trace());
+    if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     WriteMatrixNpy(options.basics.out + "/W_mean.npy", w_mean);
     WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean);
     WriteMatrixNpy(options.basics.out + "/W_var.npy", w_var);

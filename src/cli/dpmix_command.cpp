@@ -212,8 +212,7 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::vector<double> means = model.ComponentMeans();
   const std::vector<DpmixCluster> clusters = model.Clusters();
   RunCollectively(comm, [&] {
-    if (comm.rank() != 0) return;
-    WriteTrace(trace_path, comments, model.trace());
+    if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     const std::size_t K = model.occupied(), cols = 1 + corpus.vocabulary;
     io::WriteNpy(options.basics.out + "/components.npy", means.data(), {K, cols});
     std::string out = comments + "observation,component,share,held_out\n";

@@ -113,8 +113,13 @@ int RunDistributed(Command command, const std::vector<std::string>& args, int* a
   }
   std::vector<int> codes(ranks.size(), 0);
   std::vector<std::thread> threads;
+  const carousel::cli::CpuBinding binding(static_cast<int>(ranks.size()));
   for (std::size_t r = 1; r < ranks.size(); ++r)
-    threads.emplace_back([&, r] { codes[r] = RunRank(command, *ranks[r], args); });
+    threads.emplace_back([&, r] {
+      binding.BindThisThread(static_cast<int>(r));
+      codes[r] = RunRank(command, *ranks[r], args);
+    });
+  binding.BindThisThread(0);
   codes[0] = RunRank(command, *ranks[0], args);
   for (std::thread& t : threads) t.join();
   for (int code : codes)

@@ -349,9 +349,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const double run_seconds = engine->seconds_running();
   const std::vector<RankStats> stats =
       GatherRankStats(comm, comm_share, model.ratings_held(), load, model.footprint());
-  if (comm.rank() == 0) {
-    io::WriteTrace(trace_path, comments, model.trace());
-    draws.Write(model.draws());
+  if (comm.rank() == 0) {  // RunChain wrote the trace and the draws as they stand at the end
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
     user_arrays->Commit();
     io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);

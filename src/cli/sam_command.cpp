@@ -237,9 +237,8 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::vector<RankStats> stats =
       GatherRankStats(comm, outcome.comm_share, sam.entries_held, load, model.footprint());
   RunCollectively(comm, [&] {
-    if (comm.rank() != 0) return;
+    if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     const std::size_t V = sam.corpus.vocabulary.size();
-    io::WriteSamTrace(trace_path, comments, model.trace());
     io::WriteNpy(options.basics.out + "/topic_vectors.npy", directions.data(),
                  {static_cast<std::size_t>(config.topics), V});
     std::vector<std::string> names(V);

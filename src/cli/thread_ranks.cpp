@@ -1,5 +1,6 @@
 #include "carousel/cli/thread_ranks.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -54,6 +55,22 @@ bool Given(const std::vector<std::string>& args, const std::string& name) {
 }
 
 }  // namespace
+
+CpuBinding::CpuBinding(int ranks) {
+  cpu_set_t set;
+  if (ranks < 2 || sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < ranks) return;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus_.push_back(cpu);
+}
+
+void CpuBinding::BindThisThread(int rank) const {
+  if (cpus_.empty()) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus_[static_cast<std::size_t>(rank)], &one);
+  // A binding refused (a container's policy) only costs speed.
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
 
 int ThreadRanks(const std::vector<std::string>& args) {
   if (const std::optional<int> n = RanksFromEnvironment()) return *n;
