@@ -350,11 +350,13 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::vector<RankStats> stats =
       GatherRankStats(comm, comm_share, model.ratings_held(), load, model.footprint());
   if (comm.rank() == 0) {  // RunChain wrote the trace and the draws as they stand at the end
+    io::DirectorySyncBatch outputs;
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
     user_arrays->Commit();
     io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);
     io::RemoveStaleSamples(options.basics.out, model.samples_taken().size());
     io::WriteModelJson(options.basics.out, ModelSummary(config, data, model, posterior.samples));
+    outputs.Finish();
     const TraceRow& last = model.trace().back();
     if (data.problem.test.empty())
       std::printf("carousel mf: no test set (use --test or --test-fraction)\n");

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -53,7 +54,32 @@ void SyncDirectory(const std::string& dir, const std::string& path) {
   }
 }
 
+// The directories whose sync a DirectorySyncBatch on this thread defers (null: none), by
+// directory, with a path written there for the message of a failed sync.
+thread_local std::map<std::string, std::string>* t_deferred_syncs = nullptr;
+
 }  // namespace
+
+DirectorySyncBatch::DirectorySyncBatch() : outermost_(t_deferred_syncs == nullptr) {
+  if (outermost_) t_deferred_syncs = new std::map<std::string, std::string>();
+}
+
+DirectorySyncBatch::~DirectorySyncBatch() {
+  if (!outermost_) return;
+  try {
+    Finish();
+  } catch (const Error&) {  // an exception is on its way already, or Finish() reported it
+  }
+  delete t_deferred_syncs;
+  t_deferred_syncs = nullptr;
+}
+
+void DirectorySyncBatch::Finish() {
+  if (!outermost_) return;
+  std::map<std::string, std::string> pending;
+  pending.swap(*t_deferred_syncs);
+  for (const auto& [dir, path] : pending) SyncDirectory(dir, path);
+}
 
 void WriteFileAtomically(const std::string& path, std::string_view bytes) {
   WriteFileAtomically(path, std::vector<std::string_view>{bytes});
@@ -91,7 +117,10 @@ void AtomicFileWriter::Commit() {
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     throw OutputError(path_, "rename from " + temp_ + " failed: " + ErrnoText(errno));
   committed_ = true;
-  SyncDirectory(ParentDirectory(path_), path_);
+  if (t_deferred_syncs)
+    t_deferred_syncs->emplace(ParentDirectory(path_), path_);
+  else
+    SyncDirectory(ParentDirectory(path_), path_);
 }
 
 void EnsureDirectory(const std::string& dir) {

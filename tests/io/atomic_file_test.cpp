@@ -135,3 +135,41 @@ TEST_F(AtomicFileTest, EnsureDirectoryRefusesFilesAndUnwritablePlaces) {
 
 }  // namespace
 }  // namespace carousel::io
+
+namespace carousel::io {
+namespace {
+
+// Inside a batch each file is complete under its name at once; only the directory fsyncs
+// wait, and Finish() reports one that fails, naming a file written there.
+TEST_F(AtomicFileTest, DirectorySyncBatchDefersOnlyTheDirectorySyncs) {
+  fs::create_directories(dir_ / "sub");
+  {
+    DirectorySyncBatch batch;
+    WriteFileAtomically(Path("a.txt"), "alpha");
+    {
+      DirectorySyncBatch inner;  // nested: leaves the directories to the outer batch
+      WriteFileAtomically(Path("sub/b.txt"), "beta");
+      inner.Finish();
+    }
+    EXPECT_EQ(ReadAll(Path("a.txt")), "alpha");
+    EXPECT_EQ(ReadAll(Path("sub/b.txt")), "beta");
+    EXPECT_EQ(EntryCount(), 2u);  // a.txt and sub/: no temp file left
+    batch.Finish();
+  }
+  DirectorySyncBatch batch;
+  WriteFileAtomically(Path("sub/c.txt"), "gamma");
+  fs::remove_all(dir_ / "sub");  // the directory to sync is gone before Finish()
+  try {
+    batch.Finish();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kOutput);
+    EXPECT_NE(std::string(e.what()).find("c.txt"), std::string::npos) << e.what();
+  }
+  batch.Finish();                               // what failed is not tried again
+  WriteFileAtomically(Path("d.txt"), "delta");  // the batch goes on after Finish()
+  EXPECT_EQ(ReadAll(Path("d.txt")), "delta");
+}
+
+}  // namespace
+}  // namespace carousel::io

@@ -41,6 +41,27 @@ class AtomicFileWriter {
   bool committed_ = false;
 };
 
+// While one lives on a thread, the directory fsync after each rename of an atomic write on
+// that thread waits for Finish(), which syncs each directory written to once: a command
+// that writes its dozen final outputs pays one directory fsync instead of a dozen (each
+// about 0.3 ms here; they were 5 of the 8 ms an mf run spent writing ml-100k's outputs).
+// Every file is still fsynced before its rename, so a crash in between leaves the old or
+// the new complete file under each name, never a torn one. Not for checkpoints, whose
+// renames must be durable before older checkpoints are removed. Nested, the inner one
+// leaves the directories to the outer. The destructor syncs what Finish() did not, and
+// ignores errors there (a Finish() on the way was skipped by an exception already).
+class DirectorySyncBatch {
+ public:
+  DirectorySyncBatch();
+  DirectorySyncBatch(const DirectorySyncBatch&) = delete;
+  DirectorySyncBatch& operator=(const DirectorySyncBatch&) = delete;
+  ~DirectorySyncBatch();
+  void Finish();  // throws carousel::OutputError
+
+ private:
+  bool outermost_;
+};
+
 // Creates `dir` and any missing parents. Throws carousel::OutputError if it cannot, if
 // `dir` exists but is not a directory, or if it is not writable, so that a run fails at
 // startup rather than after hours of sampling when it first writes there.
