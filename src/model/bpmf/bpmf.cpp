@@ -4,6 +4,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include <immintrin.h>
+
 #include "carousel/util/mix64.hpp"
 
 namespace carousel {
@@ -64,6 +66,108 @@ inline void PrefetchItemRows(const Matrix& h, const Matrix& lik_h, std::uint32_t
   }
 }
 
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+// The gradient pass of TileGradient<K, false> with the row arithmetic in 8-float vectors
+// (AVX-512VL masks for the ragged end of a row of K + 1 floats): GCC compiled the scalar
+// loops of K = 10 to one scalar FMA, load and store per float. Every float gets the very
+// operations of the scalar pass, lane by lane, so the bits are the same: the dot product's
+// 8 partial sums and their fixed tree, one fused multiply-add per gradient entry, and a
+// bias's "+= g" as fma(g, 1, x), which rounds once as the addition does. Checked against
+// the scalar (fused curvature) pass at every K it serves by
+// BpmfCurvatureSubset.FusedPassMatchesSeparatePasses, and end to end by the golden outputs.
+template <int K>
+class RowVectors {
+ public:
+  static constexpr int kChunks = (K + 1 + 7) / 8;  // a row's floats, bias included
+
+  explicit RowVectors(bool bias) {
+    const int width = K + (bias ? 1 : 0);
+    for (int c = 0; c < kChunks; ++c) {
+      const int lanes = std::clamp(width - 8 * c, 0, 8);
+      mask_[c] = static_cast<__mmask8>((1u << lanes) - 1u);
+      // The bias's lane: its gradient is g times 1, not times the partner's bias.
+      const int bias_lane = K - 8 * c;
+      one_[c] = bias && bias_lane >= 0 && bias_lane < 8 ? static_cast<__mmask8>(1u << bias_lane)
+                                                        : __mmask8{0};
+    }
+  }
+  __m256 Load(const float* p, int c) const { return _mm256_maskz_loadu_ps(mask_[c], p + 8 * c); }
+  // The partner's row as the multiplier of g: its bias lane set to 1.
+  __m256 Multiplier(const float* p, int c) const {
+    return _mm256_mask_blend_ps(one_[c], Load(p, c), _mm256_set1_ps(1.0f));
+  }
+  void Store(float* p, int c, __m256 v) const { _mm256_mask_storeu_ps(p + 8 * c, mask_[c], v); }
+
+ private:
+  __mmask8 mask_[kChunks];
+  __mmask8 one_[kChunks];
+};
+
+// Dot<K>(a, b): lane l sums a[f] b[f] over f = l mod 8 in order of f, each step a fused
+// multiply-add onto a lane that starts at zero, then ((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
+// (l6 + l7)).
+template <int K>
+__attribute__((always_inline)) inline float DotVector(const float* a, const float* b) {
+  __m256 lanes = _mm256_setzero_ps();
+  int f = 0;
+  for (; f + 8 <= K; f += 8)
+    lanes = _mm256_fmadd_ps(_mm256_loadu_ps(a + f), _mm256_loadu_ps(b + f), lanes);
+  if constexpr (K % 8 != 0) {
+    const auto tail = static_cast<__mmask8>((1u << (K % 8)) - 1u);
+    lanes = _mm256_mask3_fmadd_ps(_mm256_maskz_loadu_ps(tail, a + f),
+                                  _mm256_maskz_loadu_ps(tail, b + f), lanes, tail);
+  }
+  // Neighbours first (l0 + l1, l2 + l3, ...), then pairs of them, then the two halves.
+  const __m256 pairs = _mm256_add_ps(lanes, _mm256_permute_ps(lanes, 0xB1));
+  const __m256 quads = _mm256_add_ps(pairs, _mm256_permute_ps(pairs, 0x4E));
+  return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1)));
+}
+
+template <int K>
+TileGradientResult TileGradientVector(const TileRatings& tile, const Matrix& w, const Matrix& h,
+                                      const BpmfShape& shape, float mu, float tau,
+                                      const Subsample& subsample, Matrix& lik_w, Matrix& lik_h) {
+  constexpr int kChunks = RowVectors<K>::kChunks;
+  TileGradientResult result;
+  const bool bias = shape.bias;
+  const RowVectors<K> row(bias);
+  const bool all = subsample.fraction >= 1.0;
+  const Eigen::Index rows = static_cast<Eigen::Index>(tile.row_start.size()) - 1;
+  const std::size_t entries = tile.col.size();
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const std::uint32_t begin = tile.row_start[r], end = tile.row_start[r + 1];
+    if (begin == end) continue;
+    const float* wr = w.row(r).data();
+    const float b = bias ? wr[K] : 0.0f;
+    __m256 acc[kChunks], w_times[kChunks];
+    for (int c = 0; c < kChunks; ++c) {
+      acc[c] = _mm256_setzero_ps();
+      w_times[c] = row.Multiplier(wr, c);
+    }
+    for (std::uint32_t e = begin; e < end; ++e) {
+      if (!all && !subsample.Keeps(e)) continue;
+      if (e + kPrefetchAhead < entries) PrefetchItemRows(h, lik_h, tile.col[e + kPrefetchAhead]);
+      const std::uint32_t col = tile.col[e];
+      const float* hc = h.row(col).data();
+      float* gh = lik_h.row(col).data();
+      const float dot = DotVector<K>(wr, hc);
+      const float residual = tile.value[e] - (mu + b + (bias ? hc[K] : 0.0f) + dot);
+      result.sse += static_cast<double>(residual) * residual;
+      ++result.count;
+      const __m256 g = _mm256_set1_ps(tau * residual);
+      for (int c = 0; c < kChunks; ++c) {
+        acc[c] = _mm256_fmadd_ps(g, row.Multiplier(hc, c), acc[c]);
+        row.Store(gh, c, _mm256_fmadd_ps(g, w_times[c], row.Load(gh, c)));
+      }
+    }
+    float* gw_row = lik_w.row(r).data();
+    for (int c = 0; c < kChunks; ++c)
+      row.Store(gw_row, c, _mm256_add_ps(row.Load(gw_row, c), acc[c]));
+  }
+  return result;
+}
+#endif
+
 // The gradient pass, compiled for a fixed rank K (kFixed > 0) so that the inner loops
 // have known trip counts, or for any K (kFixed = 0).
 // kCurvature: also add the term of each entry of the curvature subset to
@@ -76,6 +180,12 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
                                 const BpmfShape& shape, float mu, float tau,
                                 const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
                                 CurvatureSubset* curvature) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  // At K = 128 GCC compiles the scalar Dot without fusing every step, so its bits differ
+  // from the vector pass's; that rank keeps the scalar pass, and with it its results.
+  if constexpr (kFixed > 0 && kFixed <= 100 && !kCurvature)
+    return TileGradientVector<kFixed>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+#endif
   TileGradientResult result;
   const int k = kFixed > 0 ? kFixed : shape.rank;
   const bool bias = shape.bias;
