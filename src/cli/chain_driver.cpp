@@ -73,7 +73,8 @@ ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& b
     progress.OnEval(hooks.eval_status());
     const double seconds = hooks.last_eval_seconds();
     if (seconds - last_trace_write > 5.0) {  // keep the file current without rewriting it
-      hooks.write_trace();                   // at every evaluation
+      const io::SnapshotWrites snapshot;     // at every evaluation; written durably at the end
+      hooks.write_trace();
       last_trace_write = seconds;
     }
   };

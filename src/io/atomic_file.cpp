@@ -58,7 +58,18 @@ void SyncDirectory(const std::string& dir, const std::string& path) {
 // directory, with a path written there for the message of a failed sync.
 thread_local std::map<std::string, std::string>* t_deferred_syncs = nullptr;
 
+// Whether a SnapshotWrites lives on this thread.
+thread_local bool t_snapshot = false;
+
 }  // namespace
+
+SnapshotWrites::SnapshotWrites() : outermost_(!t_snapshot) {
+  t_snapshot = true;
+}
+
+SnapshotWrites::~SnapshotWrites() {
+  if (outermost_) t_snapshot = false;
+}
 
 DirectorySyncBatch::DirectorySyncBatch() : outermost_(t_deferred_syncs == nullptr) {
   if (outermost_) t_deferred_syncs = new std::map<std::string, std::string>();
@@ -109,7 +120,8 @@ void AtomicFileWriter::Append(std::string_view bytes) {
 void AtomicFileWriter::Commit() {
   // Without the fsync, a crash soon after the rename can leave an empty or partial
   // file under the final name (delayed allocation on ext4/xfs).
-  if (::fsync(fd_) != 0) throw OutputError(path_, "fsync failed: " + ErrnoText(errno));
+  if (!t_snapshot && ::fsync(fd_) != 0)
+    throw OutputError(path_, "fsync failed: " + ErrnoText(errno));
   const int fd = fd_;
   fd_ = -1;
   // close() can report a deferred write error (NFS), so it is checked too.
@@ -117,6 +129,7 @@ void AtomicFileWriter::Commit() {
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     throw OutputError(path_, "rename from " + temp_ + " failed: " + ErrnoText(errno));
   committed_ = true;
+  if (t_snapshot) return;
   if (t_deferred_syncs)
     t_deferred_syncs->emplace(ParentDirectory(path_), path_);
   else

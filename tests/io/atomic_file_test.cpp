@@ -173,3 +173,31 @@ TEST_F(AtomicFileTest, DirectorySyncBatchDefersOnlyTheDirectorySyncs) {
 
 }  // namespace
 }  // namespace carousel::io
+
+namespace carousel::io {
+namespace {
+
+// A snapshot write skips the fsyncs only: the file is still replaced whole, no temp file is
+// left, and the scope ends with the thread's writes durable again (a nested scope included).
+TEST_F(AtomicFileTest, SnapshotWritesStillReplaceFilesWhole) {
+  WriteFileAtomically(Path("trace.csv"), "old");
+  {
+    const SnapshotWrites snapshot;
+    WriteFileAtomically(Path("trace.csv"), "newer");
+    {
+      const SnapshotWrites nested;
+      WriteFileAtomically(Path("other.csv"), "x");
+    }
+    WriteFileAtomically(Path("trace.csv"), "newest");
+    EXPECT_EQ(ReadAll(Path("trace.csv")), "newest");
+  }
+  EXPECT_EQ(EntryCount(), 2u);
+  // After the scope a failing directory sync is reported again: the fsyncs are back.
+  DirectorySyncBatch batch;
+  WriteFileAtomically(Path("sub_gone.txt"), "y");
+  fs::remove_all(dir_);
+  EXPECT_THROW(batch.Finish(), Error);
+}
+
+}  // namespace
+}  // namespace carousel::io

@@ -62,6 +62,22 @@ class DirectorySyncBatch {
   bool outermost_;
 };
 
+// While one lives on a thread, atomic writes on that thread skip both fsyncs: the rename
+// still replaces each file whole for every reader and after any crash of the process, but
+// a power loss may leave an older or an empty file. For progress snapshots that the run
+// writes again, durably, when it ends (the trace during sampling): each such write cost 2
+// fsyncs, about 0.6 ms here, inside the sampling clock.
+class SnapshotWrites {
+ public:
+  SnapshotWrites();
+  SnapshotWrites(const SnapshotWrites&) = delete;
+  SnapshotWrites& operator=(const SnapshotWrites&) = delete;
+  ~SnapshotWrites();
+
+ private:
+  bool outermost_;
+};
+
 // Creates `dir` and any missing parents. Throws carousel::OutputError if it cannot, if
 // `dir` exists but is not a directory, or if it is not writable, so that a run fails at
 // startup rather than after hours of sampling when it first writes there.
