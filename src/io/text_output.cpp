@@ -24,6 +24,12 @@ void AppendCsvNumber(std::string& out, double value) {
   out.append(buffer, result.ptr);
 }
 
+void AppendCsvInteger(std::string& out, std::int64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
 std::string FormatReal(double value) {
   std::string out;
   AppendCsvNumber(out, value);

@@ -2,6 +2,7 @@
 // records a run's configuration, and numbers in CSV cells.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,5 +19,8 @@ std::string FormatReal(double value);
 
 // Appends the shortest text that reads back as exactly `value` (as FormatReal), "nan" for NaN.
 void AppendCsvNumber(std::string& out, double value);
+
+// Appends `value` in decimal, without the temporary string of std::to_string.
+void AppendCsvInteger(std::string& out, std::int64_t value);
 
 }  // namespace carousel::io

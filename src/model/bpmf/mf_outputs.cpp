@@ -60,8 +60,12 @@ void WritePredictions(const std::string& path, const std::string& comments, cons
   std::string out = comments;
   out += "user,item,rating,mean,sd\n";
   const auto& test = data.problem.test;
+  out.reserve(out.size() + 64 * test.size());  // two ids, a rating and two 17-digit reals
   for (std::size_t k = 0; k < test.size(); ++k) {
-    out += std::to_string(data.test_user[k]) + ',' + std::to_string(data.test_item[k]) + ',';
+    AppendCsvInteger(out, data.test_user[k]);
+    out += ',';
+    AppendCsvInteger(out, data.test_item[k]);
+    out += ',';
     AppendCsvNumber(out, test[k].value);
     out += ',';
     AppendCsvNumber(out, posterior.pred_mean[k]);
