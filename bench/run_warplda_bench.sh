@@ -4,7 +4,8 @@
 #   - KOS, K = 50, the split of `carousel lda --seed 1 --test-fraction 0.1` (heldout.txt), as
 #     bench/run_lda_bench.sh uses;
 #   - a generated corpus of about 10M tokens (`carousel gen lda --documents 75000`, KOS-shaped).
-# Carousel: `launch/mpirun.sh 2 lda` at its defaults (alpha = beta = 0.1, K = 50), except
+# Carousel: `CAROUSEL_RANKS=2 carousel lda` at its defaults (one process, its 2 ranks
+# threads, as a 2-core machine runs it by default; LAUNCH="launch/mpirun.sh 2" for MPI ranks) (alpha = beta = 0.1, K = 50), except
 # --eval-every (CAROUSEL_EVAL_EVERY, default 10: the default 50 leaves time-to-target
 # unresolved below 50 iterations) and --iterations. WarpLDA: 2 OpenMP threads, K = 50,
 # alpha = beta = 0.1 per topic (its -alpha is the SUM over topics: 0.1 * K), once per
@@ -37,6 +38,13 @@ base=$(cd "$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>
 data=${CAROUSEL_SHARED_DATA:-$base/shared/data}/kos
 out=${CAROUSEL_BENCH_OUT:-$root/bench/results}/warplda
 export CAROUSEL_BIN=${CAROUSEL_BIN:-$root/build/carousel}
+# How carousel runs: one process with 2 thread ranks, or LAUNCH (e.g. "launch/mpirun.sh 2").
+if [[ -n ${LAUNCH:-} ]]; then
+  read -r -a launch <<<"$LAUNCH"
+  launch[0]=$root/${launch[0]}
+else
+  launch=(env CAROUSEL_RANKS=2 "$CAROUSEL_BIN")
+fi
 warp_dir=${WARPLDA_DIR:-$base/ext/warplda}
 repeats=${REPEATS:-3}
 eval_every=${CAROUSEL_EVAL_EVERY:-10}
@@ -116,7 +124,7 @@ bench_corpus() {
     rm -rf "$r"
     mkdir -p "$r"
     echo "[$name] repeat $rep: carousel lda, 2 ranks, $iterations iterations ..." >&2
-    /usr/bin/time -v "$root/launch/mpirun.sh" 2 "${common[@]}" --eval-every "$eval_every" \
+    /usr/bin/time -v "${launch[@]}" "${common[@]}" --eval-every "$eval_every" \
       --iterations "$iterations" --out "$r/carousel" >"$r/carousel.log" 2>"$r/carousel.time"
     grep -v '^#' "$r/carousel/trace.csv" | cut -d, -f1-3 >"$r/carousel_curve.csv"
     "$CAROUSEL_BIN" lda infer --run "$r/carousel" --corpus "$dir/heldout_docs.txt" \
@@ -144,7 +152,7 @@ bench_corpus() {
         continue
       fi
       echo "[$name] repeat $rep: carousel to $t: $it iterations ..." >&2
-      /usr/bin/time -v "$root/launch/mpirun.sh" 2 "${common[@]}" --eval-every "$eval_every" --iterations "$it" \
+      /usr/bin/time -v "${launch[@]}" "${common[@]}" --eval-every "$eval_every" --iterations "$it" \
         --out "$r/carousel_to_$t" >"$r/carousel_to_$t.log" 2>"$r/carousel_to_$t.time"
       echo "carousel_wall_$t,$(wall_of "$r/carousel_to_$t.time")" >>"$r/facts.csv"
       echo "carousel_final_ppl_of_run_to_$t,$(awk -F, '!/^#/ && NR > 1 { p = $3 } END { print p }' \

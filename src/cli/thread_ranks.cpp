@@ -74,7 +74,9 @@ void CpuBinding::BindThisThread(int rank) const {
 
 int ThreadRanks(const std::vector<std::string>& args) {
   if (const std::optional<int> n = RanksFromEnvironment()) return *n;
-  if (Given(args, "--resume") || Given(args, "--config") || Given(args, "--chains") ||
+  // A first argument that is not an option names a one-process tool (`lda infer`).
+  const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
+  if (tool || Given(args, "--resume") || Given(args, "--config") || Given(args, "--chains") ||
       OptionValue(args, "--sampler") == std::optional<std::string>("gibbs"))
     return 1;
   const int most = std::min(AvailableCpus(), kMaxDefaultThreadRanks);

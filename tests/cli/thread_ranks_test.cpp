@@ -60,6 +60,7 @@ TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
                                              {"--config=c.toml"},
                                              {"--chains", "4"},
                                              {"--sampler", "gibbs"},
+                                             {"infer", "--run", "r"},
                                              {"--tiles", "two"},
                                              {"--tiles", "0"}})
     EXPECT_EQ(ThreadRanks(args), 1) << args[0];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ranks as threads (src/comm/thread_communicator.cpp, src/cli/thread_ranks.cpp): a model
 # command started without mpirun runs one rank per core by default, or CAROUSEL_RANKS of
-# them. Such a run is the chain mpirun gives on the same tiles, bitwise, for mf and lda,
+# them (one for `lda infer`). Such a run is the chain mpirun gives on the same tiles, bitwise, for mf and lda,
 # oversubscribed too; a rank failing alone ends the process with its exit code, without a
 # hang; bad input stops every rank with one message; SIGTERM checkpoints, and a resume on
 # another rank count finishes the same chain; a bad CAROUSEL_RANKS, or one given under
@@ -47,6 +47,11 @@ run_threads lda-threads 4 "${LDA[@]}" --out "$T/lda-threads"
 run_ok lda-mpi 2 "${LDA[@]}" --out "$T/lda-mpi"
 same_lda_outputs "$T/lda-threads" "$T/lda-mpi" "lda: 4 thread ranks vs mpirun -np 2"
 ok "lda on 4 thread ranks: outputs bitwise those of mpirun -np 2"
+# `lda infer` runs on one process: by default it starts one rank, not one per CPU.
+run_threads lda-infer "" lda infer --run "$T/lda-threads" --corpus "$KOS/docword.kos.txt" \
+  --vocab "$KOS/vocab.kos.txt" --out "$T/infer.npy"
+[[ -s $T/infer.npy ]] || fail "lda infer at the default ranks wrote no $T/infer.npy"
+ok "lda infer at the default ranks: one rank"
 
 # The default: one rank per CPU (at most 16), one tile per rank, recorded in config.toml.
 cpus=$(nproc)

@@ -15,8 +15,9 @@ constexpr int kMaxDefaultThreadRanks = 16;
 // CAROUSEL_RANKS when set (a whole number >= 1; else a UsageError naming it). Otherwise
 // min(CPUs this process may run on, kMaxDefaultThreadRanks), limited by what the command
 // line fixes before the run can choose: with --tiles T the largest divisor of T within
-// that (each rank holds whole row blocks); one rank with --sampler gibbs (one process
-// only), --resume, --config or --chains, whose tiles or ranks come from elsewhere.
+// that (each rank holds whole row blocks); one rank for a tool (a first argument that is
+// not an option: `lda infer`) or --sampler gibbs, which run on one process only, and for
+// --resume, --config or --chains, whose tiles or ranks come from elsewhere.
 int ThreadRanks(const std::vector<std::string>& args);
 
 // Binds each of `ranks` threads to its own CPU of those this process may run on, as mpirun
