@@ -47,11 +47,13 @@ libmf_seconds() { # THREADS ITERATIONS: wall seconds of a LIBMF run
 carousel_seconds() { # BIN RANKS: seconds per iteration between the two evaluations
   local b=$1 np=$2
   rm -rf "$out/carousel" # (no --overwrite: a baseline binary may predate it)
+  # The burn-in spans the run, so that only the iterations n and 2n are evaluated (every
+  # iteration after a burn-in is: the posterior mean's running sums).
   CAROUSEL_BIN=$b "$root/launch/mpirun.sh" "$np" mf --train "$train" --rank 32 --tiles "$np" \
-    --iterations "$iterations" --burn-in 0 --eval-every $((iterations / 2)) --quiet \
-    --out "$out/carousel" >/dev/null
+    --iterations "$iterations" --burn-in $((iterations - 1)) --eval-every $((iterations / 2)) \
+    --quiet --out "$out/carousel" >/dev/null
   grep -v '^#' "$out/carousel/trace.csv" | awk -F, -v n=$((iterations / 2)) \
-    'NR == 2 { a = $2 } NR == 3 { printf "%.4f", ($2 - a) / n }'
+    '$1 == n { a = $2 } $1 == 2 * n { printf "%.4f", ($2 - a) / n }'
 }
 
 echo "tool,cores,repeat,seconds_per_iteration,ratings_per_second_per_core" >"$out/core_rate.csv"

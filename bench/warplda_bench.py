@@ -224,7 +224,7 @@ def cmd_table(a):
                  f"{fmt(med(fact('warplda', 'wall_final')))} | |")
     lines.append(f"| token visits per second in training (carousel: Gibbs sweeps, per rank; WarpLDA: tokens x iterations / training clock, both threads) | "
                  f"{fmt(med(fact('carousel', 'mtok_per_s')))}M per rank | {fmt(med(fact('warplda', 'mtok_per_s')))}M | |")
-    lines.append(f"| peak memory (MiB) | {fmt(med(fact('carousel', 'peak_mib')), '.1f')} per rank (largest) | "
+    lines.append(f"| peak memory (MiB) | {fmt(med(fact('carousel', 'peak_mib')), '.1f')} (largest rank's report: the whole process with thread ranks, one process under MPI) | "
                  f"{fmt(med(fact('warplda', 'peak_mib')), '.1f')} | |")
     if facts[0].get("oracle_perplexity"):
         lines.append(f"| true topics scored by `carousel lda infer` | {facts[0]['oracle_perplexity']} | | |")
