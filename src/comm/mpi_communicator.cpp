@@ -7,21 +7,10 @@
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/scoped_seconds.hpp"
 
 namespace carousel {
 namespace {
-
-class Stopwatch {
- public:
-  explicit Stopwatch(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Stopwatch() {
-    *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  double* total_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // Needs MPI_ERRORS_RETURN on MPI_COMM_WORLD (set in the constructor): under MPI's default
 // handler a failed call ends the job at once with MPI's own code, never reaching this.
@@ -71,7 +60,7 @@ class MpiCommunicator : public Communicator {
 
   std::unique_ptr<PendingExchange> StartExchange(std::vector<Message> sends,
                                                  std::vector<Message> expected) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     auto pending = std::make_unique<MpiPending>();
     pending->sends = std::move(sends);
     pending->receives = std::move(expected);
@@ -91,7 +80,7 @@ class MpiCommunicator : public Communicator {
   }
 
   std::vector<Message> FinishExchange(std::unique_ptr<PendingExchange> base) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     auto& pending = static_cast<MpiPending&>(*base);
     Check(MPI_Waitall(static_cast<int>(pending.requests.size()), pending.requests.data(),
                       MPI_STATUSES_IGNORE),
@@ -100,7 +89,7 @@ class MpiCommunicator : public Communicator {
   }
 
   std::vector<std::string> AllGather(const std::string& mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     const int length = static_cast<int>(mine.size());
     std::vector<int> lengths(size_), offsets(size_, 0);
     Check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_),
@@ -116,7 +105,7 @@ class MpiCommunicator : public Communicator {
   }
 
   std::vector<std::string> GatherToRoot(const std::string& mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     const int length = static_cast<int>(mine.size());
     std::vector<int> lengths(size_), offsets(size_, 0);
     Check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_), "Gather lengths");
@@ -133,7 +122,7 @@ class MpiCommunicator : public Communicator {
   }
 
   std::vector<int> AllGatherInt(int mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     std::vector<int> out(size_);
     Check(MPI_Allgather(&mine, 1, MPI_INT, out.data(), 1, MPI_INT, comm_), "Allgather");
     return out;

@@ -21,6 +21,7 @@
 #include <sched.h>
 
 #include "carousel/util/error.hpp"
+#include "carousel/util/scoped_seconds.hpp"
 
 namespace carousel {
 namespace {
@@ -136,19 +137,6 @@ class ThreadPending : public PendingExchange {
   std::vector<Message> expected;
 };
 
-// Adds the wall time of its scope to a counter.
-class Stopwatch {
- public:
-  explicit Stopwatch(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Stopwatch() {
-    *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  double* total_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 class ThreadCommunicator : public Communicator {
  public:
   ThreadCommunicator(std::shared_ptr<Hub> hub, int rank) : hub_(std::move(hub)), rank_(rank) {}
@@ -158,7 +146,7 @@ class ThreadCommunicator : public Communicator {
 
   std::unique_ptr<PendingExchange> StartExchange(std::vector<Message> sends,
                                                  std::vector<Message> expected) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     hub_->Post(rank_, std::move(sends));
     auto pending = std::make_unique<ThreadPending>();
     pending->expected = std::move(expected);
@@ -166,7 +154,7 @@ class ThreadCommunicator : public Communicator {
   }
 
   std::vector<Message> FinishExchange(std::unique_ptr<PendingExchange> base) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     std::vector<Message> received = std::move(static_cast<ThreadPending&>(*base).expected);
     for (Message& m : received) {
       std::string bytes = hub_->Take(rank_, m.peer, m.tag);
@@ -183,12 +171,12 @@ class ThreadCommunicator : public Communicator {
   }
 
   std::vector<std::string> AllGather(const std::string& mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     return hub_->Gather(rank_, mine);
   }
 
   std::vector<int> AllGatherInt(int mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     std::vector<int> out;
     for (const std::string& s : hub_->Gather(rank_, std::to_string(mine)))
       out.push_back(std::stoi(s));
@@ -196,7 +184,7 @@ class ThreadCommunicator : public Communicator {
   }
 
   std::vector<std::string> GatherToRoot(const std::string& mine) override {
-    Stopwatch watch(&seconds_);
+    ScopedSeconds watch(&seconds_);
     std::vector<std::string> all = hub_->Gather(rank_, mine);
     if (rank_ != 0) all.clear();
     return all;

@@ -35,6 +35,12 @@ export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
 # test chooses (tests/mpi/thread_ranks.sh).
 export CAROUSEL_RANKS=${CAROUSEL_RANKS:-1}
 
+# `"${NO_LAUNCHER_ENV[@]}" CMD`: CMD as a user's shell would start it, without a launcher's
+# variables (in case ctest runs inside one).
+NO_LAUNCHER_ENV=(env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK
+  -u PMI_SIZE -u PMI_FD -u MPI_LOCALNRANKS -u SLURM_PROCID -u ALPS_APP_PE -u MV2_COMM_WORLD_RANK
+  -u CAROUSEL_MPI)
+
 ML100K=$CAROUSEL_SHARED_DATA/ml-100k
 KOS=$CAROUSEL_SHARED_DATA/kos
 REUTERS=$CAROUSEL_SHARED_DATA/reuters

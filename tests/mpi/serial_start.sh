@@ -11,10 +11,7 @@ require_ml100k
 require_lda_data
 
 T=$TEST_TMP
-# As a user's shell would be: no launcher's variables (in case ctest runs inside one).
-SERIAL_ENV=(env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK
-  -u PMI_SIZE -u PMI_FD -u MPI_LOCALNRANKS -u SLURM_PROCID -u ALPS_APP_PE -u MV2_COMM_WORLD_RANK
-  -u CAROUSEL_MPI)
+SERIAL_ENV=("${NO_LAUNCHER_ENV[@]}")
 
 # run_serial NAME ARGS... : carousel without mpirun, must exit 0; log in $T/NAME.log.
 run_serial() {

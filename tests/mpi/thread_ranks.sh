@@ -12,10 +12,7 @@ require_ml100k
 require_lda_data
 
 T=$TEST_TMP
-# As a user's shell would be: no launcher's variables (in case ctest runs inside one).
-PLAIN_ENV=(env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK
-  -u PMI_SIZE -u PMI_FD -u MPI_LOCALNRANKS -u SLURM_PROCID -u ALPS_APP_PE -u MV2_COMM_WORLD_RANK
-  -u CAROUSEL_MPI -u CAROUSEL_RANKS)
+PLAIN_ENV=("${NO_LAUNCHER_ENV[@]}" -u CAROUSEL_RANKS) # and the default rank count
 
 # run_threads NAME RANKS ARGS... : carousel without mpirun on RANKS thread ranks ("" for the
 # default), must exit 0; log in $T/NAME.log.
