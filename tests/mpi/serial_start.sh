@@ -57,16 +57,7 @@ ok "bad input without mpirun: exit 3: $EXPECT_FAIL_MESSAGE"
 LONG=(mf --train "$ML100K/u.data" --test-fraction 0.1 --rank 8 --tiles 2 --seed 7
   --iterations 1500 --burn-in 100 --eval-every 10 --quiet --checkpoint-every 100)
 run_serial long-ref "${LONG[@]}" --out "$T/long-ref"
-timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${SERIAL_ENV[@]}" "$CAROUSEL_BIN" "${LONG[@]}" \
-  --out "$T/term" </dev/null >"$T/term.log" 2>&1 &
-pid=$!
-BG_PIDS+=("$pid")
-wait_for_checkpoints "$T/term" 1 "$pid"
-# The carousel process itself, as a user's Ctrl-C or kill would (not the timeout wrapper).
-pkill -TERM -f -- "^$CAROUSEL_BIN .*--out $T/term" || fail "no serial process to signal"
-wait_bg "$pid"
-[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
-[[ ! -e $T/term/W_mean.npy ]] || fail "SIGTERM: the stopped run wrote final outputs"
+sigterm_run "$T/term" "${SERIAL_ENV[@]}" "$CAROUSEL_BIN" "${LONG[@]}"
 run_serial resume-term mf --resume "$T/term"
 same_outputs "$T/long-ref" "$T/term" "serial resume after SIGTERM"
 ok "SIGTERM without mpirun: exit 7 with a checkpoint; the resumed chain is the uninterrupted one"

@@ -17,10 +17,10 @@ PLAIN_ENV=("${NO_LAUNCHER_ENV[@]}" -u CAROUSEL_RANKS) # and the default rank cou
 # run_threads NAME RANKS ARGS... : carousel without mpirun on RANKS thread ranks ("" for the
 # default), must exit 0; log in $T/NAME.log.
 run_threads() {
-  local name=$1 ranks=$2 rc=0
+  local name=$1 count=$2 rc=0
   shift 2
   local rank_env=()
-  [[ -z $ranks ]] || rank_env=("CAROUSEL_RANKS=$ranks")
+  [[ -z $count ]] || rank_env=("CAROUSEL_RANKS=$count")
   timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${PLAIN_ENV[@]}" "${rank_env[@]}" "$CAROUSEL_BIN" "$@" \
     </dev/null >"$T/$name.log" 2>&1 || rc=$?
   [[ $rc == 0 ]] || { show_log "$T/$name.log"; fail "$name: exit $rc, expected 0: carousel $*"; }
@@ -95,14 +95,7 @@ ok "a bad CAROUSEL_RANKS, and one under mpirun: exit 2"
 LONG=(mf --train "$ML100K/u.data" --test-fraction 0.1 --rank 8 --tiles 4 --seed 7
   --iterations 1500 --burn-in 100 --eval-every 10 --quiet --checkpoint-every 100)
 run_threads long-ref 1 "${LONG[@]}" --out "$T/long-ref"
-timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" \
-  "${LONG[@]}" --out "$T/term" </dev/null >"$T/term.log" 2>&1 &
-pid=$!
-BG_PIDS+=("$pid")
-wait_for_checkpoints "$T/term" 1 "$pid"
-pkill -TERM -f -- "^$CAROUSEL_BIN .*--out $T/term" || fail "no process to signal"
-wait_bg "$pid"
-[[ $BG_RC == 7 ]] || { show_log "$T/term.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
+sigterm_run "$T/term" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" "${LONG[@]}"
 cp -r "$T/term" "$T/term-4"
 run_threads resume-1 "" mf --resume "$T/term"
 same_outputs "$T/long-ref" "$T/term" "resume on 1 rank after SIGTERM on 2 thread ranks"
