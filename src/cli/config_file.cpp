@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "carousel/cli/command_line.hpp"
 #include "carousel/util/closest_name.hpp"
 
 namespace carousel::cli {
@@ -41,22 +42,6 @@ bool IsSectionMarker(const CLI::ConfigItem& item) {
 
 std::string LongName(const CLI::Option& option) {
   return option.get_lnames().empty() ? option.get_name() : "--" + option.get_lnames().front();
-}
-
-// The file given with --config in a command line ("--config F" or "--config=F"), if any.
-std::optional<std::string> ConfigFileArgument(const std::vector<std::string>& args) {
-  const std::string inline_form = std::string(kConfigOption) + "=";
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == kConfigOption && i + 1 < args.size()) return args[i + 1];
-    if (args[i].rfind(inline_form, 0) == 0) return args[i].substr(inline_form.size());
-  }
-  return std::nullopt;
-}
-
-bool OnCommandLine(const std::vector<std::string>& args, const std::string& option) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
-    return arg == option || arg.rfind(option + "=", 0) == 0;
-  });
 }
 
 // The options a message names ("--burn-in", "--iterations"), in the order it names them.
@@ -134,7 +119,7 @@ std::vector<std::string> SelfContainedArgs(const CLI::App& app,
 }
 
 Error NameConfigFile(const Error& error, const std::vector<std::string>& args) {
-  const std::optional<std::string> path = ConfigFileArgument(args);
+  const std::optional<std::string> path = OptionArgument(args, kConfigOption);
   if (!path || error.code() != ExitCode::kUsage) return error;
   std::vector<CLI::ConfigItem> items;
   try {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "carousel/cli/command_line.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -38,22 +39,6 @@ int AvailableCpus() {
   return std::max(1, CPU_COUNT(&set));
 }
 
-// The value of `--name V` or `--name=V` on the command line, if given.
-std::optional<std::string> OptionValue(const std::vector<std::string>& args,
-                                       const std::string& name) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == name && i + 1 < args.size()) return args[i + 1];
-    if (args[i].rfind(name + "=", 0) == 0) return args[i].substr(name.size() + 1);
-  }
-  return std::nullopt;
-}
-
-bool Given(const std::vector<std::string>& args, const std::string& name) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return a == name || a.rfind(name + "=", 0) == 0;
-  });
-}
-
 }  // namespace
 
 CpuBinding::CpuBinding(int ranks) {
@@ -76,11 +61,12 @@ int ThreadRanks(const std::vector<std::string>& args) {
   if (const std::optional<int> n = RanksFromEnvironment()) return *n;
   // A first argument that is not an option names a one-process tool (`lda infer`).
   const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
-  if (tool || Given(args, "--resume") || Given(args, "--config") || Given(args, "--chains") ||
-      OptionValue(args, "--sampler") == std::optional<std::string>("gibbs"))
+  if (tool || OnCommandLine(args, "--resume") || OnCommandLine(args, "--config") ||
+      OnCommandLine(args, "--chains") ||
+      OptionArgument(args, "--sampler") == std::optional<std::string>("gibbs"))
     return 1;
   const int most = std::min(AvailableCpus(), kMaxDefaultThreadRanks);
-  const std::optional<std::string> tiles_text = OptionValue(args, "--tiles");
+  const std::optional<std::string> tiles_text = OptionArgument(args, "--tiles");
   if (!tiles_text) return most;
   // A bad --tiles value is the command's to report: one rank reaches it.
   const std::optional<int> tiles = WholeNumber(*tiles_text);
