@@ -79,29 +79,28 @@ void CheckScirArguments(const char* where, double theta_or_log, bool log_scale, 
 
 }  // namespace
 
-double PoissonLargeMean(double mean, KeyedStream& rng) {
-  if (!(mean >= 0.0) || !std::isfinite(mean)) {
-    throw Error(ExitCode::kDiverged,
-                "PoissonVariate: mean = " + Num(mean) + " (must be finite and >= 0)");
-  }
-  // PTRS (Hormann 1993, Sec. 3, Algorithm PTRS), constants as published.
-  const double sqrt_mean = std::sqrt(mean);
-  const double b = 0.931 + 2.53 * sqrt_mean;
-  const double a = -0.059 + 0.02483 * b;
-  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
-  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
-  for (;;) {
-    const double u = rng.uniform() - 0.5;
-    const double v = rng.uniform();
-    const double us = 0.5 - std::abs(u);
-    const double k = std::floor((2.0 * a / us + b) * u + mean + 0.43);
-    if (us >= 0.07 && v <= v_r) return k;
-    if (k < 0.0 || (us < 0.013 && v > us)) continue;
-    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <= LogPoissonPmf(k, mean)) {
-      return k;
-    }
-  }
+namespace scir_detail {
+
+double LogPoissonPmf(double k, double mean) {
+  return carousel::LogPoissonPmf(k, mean);
 }
+
+void ThrowBadPoissonMean(double mean) {
+  throw Error(ExitCode::kDiverged,
+              "PoissonVariate: mean = " + Num(mean) + " (must be finite and >= 0)");
+}
+
+void ThrowBadSharedShapeInput(double theta, double base_shape, double extra) {
+  CheckScirArguments("ScirStep", theta, false, base_shape + extra, 1.0);
+  throw Error(ExitCode::kInternal, "ScirStep: negative extra shape " + Num(extra));
+}
+
+void ThrowScirOverflow(double theta, double shape_hat) {
+  throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
+                                       ", shape_hat = " + Num(shape_hat) + ")");
+}
+
+}  // namespace scir_detail
 
 double ScirLogStep(double log_theta, double shape_hat, double h, KeyedStream& rng) {
   CheckScirArguments("ScirLogStep", log_theta, true, shape_hat, h);
@@ -123,10 +122,7 @@ double ScirTransition::Step(double theta, double shape_hat, KeyedStream& rng) co
   const double half_lambda = theta * decay_over_c_;
   const double n = PoissonVariate(half_lambda, rng);
   const double value = c_ * rng.gamma_linear(shape_hat + n);
-  if (!(value < HUGE_VAL)) {
-    throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
-                                         ", shape_hat = " + Num(shape_hat) + ")");
-  }
+  if (!(value < HUGE_VAL)) scir_detail::ThrowScirOverflow(theta, shape_hat);
   return value >= kScirFloor ? value : kScirFloor;
 }
 
@@ -136,24 +132,6 @@ ScirSharedShapeTransition::ScirSharedShapeTransition(double h, double base_shape
       decay_over_c_(std::exp(-h) / c_),
       base_gamma_(base_shape) {
   CheckScirArguments("ScirSharedShapeTransition", 0.0, false, base_shape, h);
-}
-
-double ScirSharedShapeTransition::Step(double theta, double extra, KeyedStream& rng) const {
-  if (!(theta >= 0.0 && theta < HUGE_VAL && extra >= 0.0 && extra < HUGE_VAL)) {
-    CheckScirArguments("ScirStep", theta, false, base_shape_ + extra, 1.0);
-    throw Error(ExitCode::kInternal, "ScirStep: negative extra shape " + Num(extra));
-  }
-  // Eq. 2.2 as a Poisson mixture: N ~ Poisson(theta e^{-h} / (1 - e^{-h})), then
-  // theta' = (1 - e^{-h}) Gamma(a_hat + N, 1).
-  const double n = PoissonVariate(theta * decay_over_c_, rng);
-  const double extra_n = extra + n;
-  const double g = extra_n == 0.0 ? base_gamma_(rng) : GammaVariate(base_shape_ + extra_n)(rng);
-  const double value = c_ * g;
-  if (!(value < HUGE_VAL)) {
-    throw Error(ExitCode::kDiverged, "ScirStep: value overflowed (theta = " + Num(theta) +
-                                         ", shape_hat = " + Num(base_shape_ + extra) + ")");
-  }
-  return value >= kScirFloor ? value : kScirFloor;
 }
 
 double ScirStep(double theta, double shape_hat, double h, KeyedStream& rng) {

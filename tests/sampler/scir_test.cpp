@@ -15,9 +15,13 @@
 // - ScirSharedShape: the cheaper generators of ScirSharedShapeTransition (LDA's topic-word
 //   update) against the exact transition law of Eq. 2.2, by Kolmogorov-Smirnov, with
 //   negative controls (the shape 10% or h 25% off) that the same test rejects.
+// - ScirBlock: the block update built on it (every entry its own stream, the common case
+//   eight entries at a time): the same test and controls, and each entry equal to Step on
+//   the entry's stream.
 // All randomness is Purpose::kTest streams with fixed seeds; every threshold is a
 // standard-error multiple or a quantile of the KS null distribution.
 #include "carousel/sampler/scir.hpp"
+#include "carousel/sampler/scir_block.hpp"
 
 #include <gtest/gtest.h>
 
@@ -514,6 +518,95 @@ TEST(ScirSharedShape, RejectsInvalidInputs) {
   EXPECT_THROW(scir.Step(1.0, -0.5, rng), Error);
   EXPECT_THROW(ScirSharedShapeTransition(0.0, 0.1), Error);
   EXPECT_GE(scir.Step(0.0, 0.0, rng), kScirFloor);
+}
+
+// n entries from theta0 through ScirBlockStep: rows of 50 columns (six groups of eight
+// and two left over), every entry with count 1 and scale = extra (count 0 if extra = 0).
+std::vector<double> BlockSteps(int n, std::uint64_t seed, double theta0, double base, double extra,
+                               double h) {
+  const std::uint32_t columns = 50;
+  const std::size_t rows = (static_cast<std::size_t>(n) + columns - 1) / columns;
+  std::vector<std::uint32_t> row_ids(rows);
+  for (std::size_t r = 0; r < rows; ++r) row_ids[r] = static_cast<std::uint32_t>(r);
+  std::vector<std::uint32_t> counts(rows * columns, extra > 0.0 ? 1u : 0u);
+  std::vector<double> theta(rows * columns, theta0), total(columns, 0.0);
+  const ScirSharedShapeTransition scir(h, base);
+  EXPECT_TRUE(ScirBlockStep(scir, CellStreamKey(seed, Purpose::kTest, 0), row_ids, columns,
+                            counts.data(), extra, theta.data(), total.data()));
+  theta.resize(static_cast<std::size_t>(n));
+  return theta;
+}
+
+// The block update (sampler/scir_block.hpp) by the same test and negative controls as
+// ScirSharedShape above: its entries follow the exact transition of Eq. 2.2.
+TEST(ScirBlock, EntriesMatchExactTransitionAndWrongParametersFail) {
+  struct Case {
+    double theta0, base, extra, h;
+  };
+  const std::vector<Case> cases = {
+      {0.01, 0.1, 0.0, 0.16}, {0.5, 0.1, 0.0, 2.0},  {0.5, 0.1, 37.5, 0.2}, {0.0, 0.1, 0.0, 1.0},
+      {0.3, 0.01, 0.0, 0.5},  {1e-3, 0.1, 0.6, 2.0}, {0.05, 0.1, 2.0, 0.5}, {0.2, 1.5, 0.0, 0.5}};
+  const int n = 200000;
+  const double threshold = ks::Threshold(n, 1e-4);
+  std::uint64_t seed = 1900;
+  for (const Case& c : cases) {
+    auto cdf = [&](double x) { return ExactTransitionCdf(x, c.theta0, c.base + c.extra, c.h); };
+    auto ks = [&](double h, double shape_factor) {
+      return KsDistanceBounds(
+          BlockSteps(n, seed++, c.theta0, shape_factor * c.base, shape_factor * c.extra, h), cdf,
+          50);
+    };
+    const KsBounds d = ks(c.h, 1.0), d_a = ks(c.h, 1.1), d_h = ks(1.25 * c.h, 1.0);
+    std::cout << "  theta0 " << c.theta0 << " a " << c.base << " + " << c.extra << " h " << c.h
+              << ": KS <= " << d.upper << "; shape x 1.1: KS >= " << d_a.lower
+              << "; h x 1.25: KS >= " << d_h.lower << " (threshold " << threshold << ")\n";
+    EXPECT_LT(d.upper, threshold);
+    EXPECT_GT(d_a.lower, threshold);
+    EXPECT_GT(d_h.lower, threshold);
+  }
+}
+
+// Each entry of the block update is Step on the entry's own stream: the vector common
+// case repeats Step's arithmetic (to the rounding of its instructions), and the entries
+// it leaves are Step's. Thetas and counts span the common case and every way out of it.
+TEST(ScirBlock, EveryEntryIsStepOnItsOwnStream) {
+  const std::uint32_t columns = 50;
+  const std::vector<std::uint32_t> row_ids = {3, 17, 1000000, 5, 6, 7, 8, 9, 10, 11};
+  const std::size_t cells = row_ids.size() * columns;
+  KeyedStream fill(4, Purpose::kTest, 0, 0);
+  std::vector<double> theta(cells);
+  std::vector<std::uint32_t> counts(cells);
+  for (std::size_t i = 0; i < cells; ++i) {
+    theta[i] = i % 7 == 0 ? 0.0 : std::exp(12.0 * fill.uniform() - 9.0);  // 0, 1e-4 .. 20
+    counts[i] = fill.uniform() < 0.7 ? 0u : static_cast<std::uint32_t>(1 + fill.below(40));
+  }
+  for (double base : {0.1, 0.3, 1.5}) {
+    const ScirSharedShapeTransition scir(2.0, base);
+    const CellStreamKey key(11, Purpose::kTest, 5);
+    std::vector<double> block = theta, total(columns, 0.0);
+    ASSERT_TRUE(ScirBlockStep(scir, key, row_ids, columns, counts.data(), 0.75, block.data(),
+                              total.data()));
+    std::vector<std::uint64_t> words;
+    std::vector<double> expected_total(columns, 0.0);
+    for (std::size_t r = 0; r < row_ids.size(); ++r) {
+      DrawRowWords(key, row_ids[r], columns, words);
+      for (std::uint32_t k = 0; k < columns; ++k) {
+        const std::size_t i = r * columns + k;
+        CellStream stream(key, row_ids[r], k, words.data() + k, RowWordsStride(columns));
+        const double expected = scir.Step(theta[i], 0.75 * counts[i], stream);
+        EXPECT_NEAR(block[i], expected, 1e-14 * expected) << "base " << base << " entry " << i;
+        expected_total[k] += expected;
+      }
+    }
+    for (std::uint32_t k = 0; k < columns; ++k)
+      EXPECT_NEAR(total[k], expected_total[k], 1e-13 * expected_total[k]);
+  }
+  std::vector<double> bad = theta, total(columns, 0.0);
+  bad[9] = std::nan("");
+  EXPECT_THROW(
+      ScirBlockStep(ScirSharedShapeTransition(2.0, 0.1), CellStreamKey(1, Purpose::kTest, 0),
+                    row_ids, columns, counts.data(), 1.0, bad.data(), total.data()),
+      Error);
 }
 
 TEST(ScirSimplex, StepIsComponentwiseScirThenNormalised) {

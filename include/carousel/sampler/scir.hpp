@@ -31,9 +31,10 @@
 // only mass that lies below 2.2e-308 (about 1e-31 of the mass at a = 0.1). Callers that
 // need those values exactly use ScirLogStep, which keeps log(theta) and has no floor.
 //
-// Randomness: every draw comes from the KeyedStream the caller passes (DESIGN.md
-// section 1); a step consumes the stream in a fixed order (per component: the Poisson
-// draw, then the Gamma draw), so the same key gives the same chain on any rank.
+// Randomness: every draw comes from the keyed stream the caller passes (DESIGN.md
+// section 1: a KeyedStream, or a CellStream of util/cell_streams.hpp); a step consumes
+// the stream in a fixed order (per component: the Poisson draw, then the Gamma draw), so
+// the same key gives the same chain on any rank.
 #pragma once
 
 #include <cmath>
@@ -57,8 +58,11 @@ constexpr double kScirFloor = std::numeric_limits<double>::min();
 // to the nearest double, far below the Poisson standard deviation there.
 // The small means are inlined (SCIR's topic-word update draws one per entry, most with a
 // mean far below 1); PoissonLargeMean is PTRS and the argument check.
-double PoissonLargeMean(double mean, KeyedStream& rng);
-inline double PoissonVariate(double mean, KeyedStream& rng) {
+// Stream: KeyedStream, or any type with its uniform() (util/cell_streams.hpp).
+template <typename Stream>
+double PoissonLargeMean(double mean, Stream& rng);
+template <typename Stream>
+inline double PoissonVariate(double mean, Stream& rng) {
   if (!(mean < 10.0 && mean >= 0.0)) return PoissonLargeMean(mean, rng);
   // Inversion by sequential search from 0: P(N = k) = P(N = k - 1) * mean / k. The
   // expected number of terms is mean + 1. The loop also stops once the remaining
@@ -76,6 +80,37 @@ inline double PoissonVariate(double mean, KeyedStream& rng) {
     if (p <= 0.0 || k > 1000.0) break;
   }
   return k;
+}
+
+namespace scir_detail {
+// log P(N = k) for N ~ Poisson(mean), k a non-negative integer, mean > 0 (Loader's
+// saddle-point form, accurate to rounding for any mean).
+double LogPoissonPmf(double k, double mean);
+[[noreturn]] void ThrowBadPoissonMean(double mean);
+[[noreturn]] void ThrowBadSharedShapeInput(double theta, double base_shape, double extra);
+[[noreturn]] void ThrowScirOverflow(double theta, double shape_hat);
+}  // namespace scir_detail
+
+template <typename Stream>
+double PoissonLargeMean(double mean, Stream& rng) {
+  if (!(mean >= 0.0) || !std::isfinite(mean)) scir_detail::ThrowBadPoissonMean(mean);
+  // PTRS (Hormann 1993, Sec. 3, Algorithm PTRS), constants as published.
+  const double sqrt_mean = std::sqrt(mean);
+  const double b = 0.931 + 2.53 * sqrt_mean;
+  const double a = -0.059 + 0.02483 * b;
+  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
+  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = rng.uniform() - 0.5;
+    const double v = rng.uniform();
+    const double us = 0.5 - std::abs(u);
+    const double k = std::floor((2.0 * a / us + b) * u + mean + 0.43);
+    if (us >= 0.07 && v <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <=
+        scir_detail::LogPoissonPmf(k, mean))
+      return k;
+  }
 }
 
 // One exact CIR transition over time h with shape a_hat (paper Eq. 2.2 / 2.3):
@@ -103,7 +138,28 @@ class ScirSharedShapeTransition {
  public:
   ScirSharedShapeTransition(double h, double base_shape);  // h > 0, base_shape > 0, finite
   // theta >= 0 and finite, extra >= 0 and finite; returns a value >= kScirFloor.
-  double Step(double theta, double extra, KeyedStream& rng) const;
+  // Stream: KeyedStream or a CellStream (util/cell_streams.hpp).
+  template <typename Stream>
+  double Step(double theta, double extra, Stream& rng) const {
+    if (!(theta >= 0.0 && theta < HUGE_VAL && extra >= 0.0 && extra < HUGE_VAL))
+      scir_detail::ThrowBadSharedShapeInput(theta, base_shape_, extra);
+    // Eq. 2.2 as a Poisson mixture: N ~ Poisson(theta e^{-h} / (1 - e^{-h})), then
+    // theta' = (1 - e^{-h}) Gamma(a_hat + N, 1).
+    const double n = PoissonVariate(theta * decay_over_c_, rng);
+    const double extra_n = extra + n;
+    const double g = extra_n == 0.0 ? base_gamma_(rng) : GammaVariate(base_shape_ + extra_n)(rng);
+    const double value = c_ * g;
+    if (!(value < HUGE_VAL)) scir_detail::ThrowScirOverflow(theta, base_shape_ + extra);
+    return value >= kScirFloor ? value : kScirFloor;
+  }
+
+  // The transition's constants, for code that runs Step's common case on many entries at
+  // once (sampler/scir_block.cpp): base_shape, 1 - e^{-h}, e^{-h} / (1 - e^{-h}),
+  // Gamma(base_shape).
+  double base_shape() const { return base_shape_; }
+  double c() const { return c_; }
+  double decay_over_c() const { return decay_over_c_; }
+  const GammaVariate& base_gamma() const { return base_gamma_; }
 
  private:
   double base_shape_, c_, decay_over_c_;

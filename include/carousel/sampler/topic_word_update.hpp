@@ -6,8 +6,9 @@
 //
 //   scir   : SCIR paper Alg. 1 / Eq. 2.3, theta_kw <- exact CIR transition over h with
 //            shape a_hat_kw = beta + count_hat_kw. Every entry is independent, so a block
-//            needs nothing from outside itself. Drawn by ScirSharedShapeTransition (same
-//            law as ScirStep, cheaper generators, Gamma(beta)'s constants shared).
+//            needs nothing from outside itself. Drawn by ScirBlockStep (scir_block.hpp:
+//            ScirSharedShapeTransition's law, the same as ScirStep's, its common case
+//            eight entries at a time).
 //   sgrld  : Patterson and Teh (2013) expanded-mean SGRLD (SgrldComponentStep), whose
 //            drift needs the row sums theta_k. and count_hat_k. over the whole vocabulary.
 //   sgrhmc : recipe paper Alg. 1 with G = diag(theta)^-1 (SgrhmcComponentStep), the same
@@ -15,8 +16,9 @@
 //
 // Blocks are stored word-major (theta[w * K + k]) so that one word's K topics are
 // contiguous for the Gibbs step. Noise for word w at iteration t is keyed by
-// (seed, kNoiseCol, global word id, t) and consumed over k in order, so whichever rank
-// holds the block draws the same numbers.
+// (seed, kNoiseCol, global word id, t): for scir each entry (w, k) has its own stream
+// (util/cell_streams.hpp), for sgrld and sgrhmc one stream serves k in order. Either way
+// whichever rank holds the block draws the same numbers.
 #pragma once
 
 #include <cstdint>

@@ -34,12 +34,21 @@ class GammaVariate {
         d_((boost_ ? shape + 1.0 : shape) - 1.0 / 3.0),
         c_(1.0 / std::sqrt(9.0 * d_)) {}
 
-  double operator()(KeyedStream& rng) const {
+  template <typename Stream>  // KeyedStream or a CellStream (util/cell_streams.hpp)
+  double operator()(Stream& rng) const {
     const double g = MarsagliaTsang(rng);
     if (!boost_) return g;
     if (power_ > 0) return g * IntegerPower(rng.uniform(), power_);
     return g * std::exp(-ZigguratExponential(rng) * inv_shape_);
   }
+
+  // The method's constants, for code that runs its common case on many variates at once
+  // (sampler/scir_block.cpp): Marsaglia-Tsang's d and c, and the boost's integer power
+  // (0 when there is no boost or 1 / shape is not an integer up to 64).
+  double d() const { return d_; }
+  double c() const { return c_; }
+  bool boost() const { return boost_; }
+  unsigned boost_power() const { return power_; }
 
  private:
   static double IntegerPower(double u, unsigned n) {  // u^n by binary powering, n >= 1
@@ -51,7 +60,8 @@ class GammaVariate {
     return result * u;
   }
 
-  double MarsagliaTsang(KeyedStream& rng) const {
+  template <typename Stream>
+  double MarsagliaTsang(Stream& rng) const {
     for (;;) {
       double x, v;
       do {

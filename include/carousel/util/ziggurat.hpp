@@ -55,8 +55,9 @@ enum class ZigguratFault {
 };
 
 // Standard normal N(0, 1).
-template <ZigguratFault kFault = ZigguratFault::kNone>
-inline double ZigguratNormal(KeyedStream& rng) {
+// Stream: KeyedStream, or any type with its bits() and uniform() (util/cell_streams.hpp).
+template <ZigguratFault kFault = ZigguratFault::kNone, typename Stream>
+inline double ZigguratNormal(Stream& rng) {
   const ZigguratTable& z = kNormalZiggurat;
   for (;;) {
     const std::uint64_t bits = rng.bits();
@@ -83,7 +84,8 @@ inline double ZigguratNormal(KeyedStream& rng) {
 }
 
 // Standard exponential Exp(1).
-inline double ZigguratExponential(KeyedStream& rng) {
+template <typename Stream>
+inline double ZigguratExponential(Stream& rng) {
   const ZigguratTable& z = kExponentialZiggurat;
   double shift = 0.0;  // tails passed so far: Exp(1) beyond r is r + Exp(1)
   for (;;) {

@@ -1,0 +1,31 @@
+// SCIR's update of a block of Gamma-distributed parameters whose shapes are a shared base
+// plus a per-entry extra, most extras 0 (LDA's topic-word blocks: beta + count_hat):
+// ScirSharedShapeTransition::Step on every entry, each entry with its own keyed stream
+// (util/cell_streams.hpp: row = the block row's global id, cell = the column).
+//
+// Why a block function: per entry, Step's common case (extra = 0, the Poisson draw 0,
+// the ziggurat normal in its core, Marsaglia and Tsang's squeeze accepting) takes the
+// first four words of the entry's stream and no exp or log. With AVX-512 that case runs
+// eight entries at once; an entry where any of its tests fails is drawn again by Step
+// from the start of its stream, which repeats the same tests on the same words and goes
+// on from there. So every entry's value is Step's, to the rounding of the vector
+// instructions, and depends only on its own stream: the same on any rank.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "carousel/sampler/scir.hpp"
+#include "carousel/util/cell_streams.hpp"
+
+namespace carousel {
+
+// theta and counts: rows x columns, row-major; entry i's extra shape is scale * counts[i].
+// Row r's streams are keyed by (key, row_ids[r]). Adds each column's new values to
+// column_total. Returns false if a value is not finite (Step throws first for a bad input).
+bool ScirBlockStep(const ScirSharedShapeTransition& scir, const CellStreamKey& key,
+                   const std::vector<std::uint32_t>& row_ids, std::uint32_t columns,
+                   const std::uint32_t* counts, double scale, double* theta, double* column_total);
+
+}  // namespace carousel
