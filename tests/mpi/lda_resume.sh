@@ -78,6 +78,21 @@ same_lda_outputs "$T/mh-ref" "$T/mh-split" "--doc-sampler mh: resumed on 4 ranks
 ok "--doc-sampler mh: 160 iterations, resumed to 300 on 4 ranks, identical to the run of 300"
 
 # ---------------------------------------------------------------------------------------
+# (e) The default burn-in follows the tiles (20 passes: 20 x 4 = 80 at 4 tiles from 4
+# ranks), and a resume on 2 ranks keeps it although the command line it parses names no
+# tiles: the extended run equals a 300-iteration run with --tiles 4 --burn-in 80.
+BURN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --seed 7 --eval-every 20
+  --eval-sweeps 4 --checkpoint-every 100 --quiet)
+run_ok burn-first 4 lda "${BURN[@]}" --iterations 200 --out "$T/burn"
+grep -q '^# burn_in: 80$' "$T/burn/trace.csv" || fail "4 tiles: the default burn-in is not 80"
+grep -q '^burn-in = 80  # resolved' "$T/burn/config.toml" ||
+  fail "4 tiles: config.toml does not record the resolved burn-in 80"
+run_ok burn-resume-p2 2 lda --resume "$T/burn" --iterations 300
+run_ok burn-ref 2 lda "${BURN[@]}" --tiles 4 --iterations 300 --burn-in 80 --out "$T/burn-ref"
+same_lda_outputs "$T/burn-ref" "$T/burn" "default burn-in of a 4-tile run, resumed on 2 ranks"
+ok "default burn-in of 20 passes (80 at 4 tiles), kept by a resume on 2 ranks"
+
+# ---------------------------------------------------------------------------------------
 # (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
 # (exit 5, naming what differs).
 expect_fail_mpi 2 "--tiles" 3 lda --resume "$T/term3"
