@@ -92,6 +92,13 @@ __mmask8 CommonCase(const ScirSharedShapeTransition& scir, double scale, __mmask
 
 }  // namespace
 
+double ScirEntryStep(const ScirSharedShapeTransition& scir, const CellStreamKey& key,
+                     std::uint32_t row_id, std::uint32_t column, const std::uint64_t* words,
+                     std::size_t stride, double theta, std::uint32_t count, double scale) {
+  CellStream rng(key, row_id, column, words, stride);
+  return scir.Step(theta, scale * count, rng);
+}
+
 bool ScirBlockStep(const ScirSharedShapeTransition& scir, const CellStreamKey& key,
                    const std::vector<std::uint32_t>& row_ids, std::uint32_t columns,
                    const std::uint32_t* counts, double scale, double* theta, double* column_total) {
@@ -116,10 +123,9 @@ bool ScirBlockStep(const ScirSharedShapeTransition& scir, const CellStreamKey& k
       }
 #endif
       for (std::uint32_t k = k0; k < end; ++k) {
-        if (!(done >> (k - k0) & 1u)) {
-          CellStream rng(key, row_ids[r], k, words.data() + k, stride);
-          t[k] = scir.Step(t[k], scale * n[k], rng);
-        }
+        if (!(done >> (k - k0) & 1u))
+          t[k] =
+              ScirEntryStep(scir, key, row_ids[r], k, words.data() + k, stride, t[k], n[k], scale);
         finite = finite && std::isfinite(t[k]);
         column_total[k] += t[k];
       }
