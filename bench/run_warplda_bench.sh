@@ -25,8 +25,9 @@
 #   KOS_ITERATIONS      carousel --iterations on KOS (default 1000)
 #   KOS_GRID            WarpLDA iteration counts on KOS
 #   GEN_ITERATIONS, GEN_GRID, GEN_DOCUMENTS   the same for the generated corpus; GEN_TARGETS
-#                       its target perplexities (default rel:1.25,1.20: factors of the true
-#                       topics' perplexity under the same estimator)
+#                       its target perplexities (default rel:1.20,1.05: factors of the true
+#                       topics' perplexity under the same estimator); defaults 300
+#                       iterations and the grid 2 10 25 50 75 100 150 200 300
 #   CAROUSEL_EVAL_EVERY (default 10), CAROUSEL_EXTRA_ARGS (appended to every carousel lda run)
 # Writes bench/results/warplda/{kos,gen}/ (table.md, perplexity.png, rep*/), or under
 # $CAROUSEL_BENCH_OUT/warplda.
@@ -90,7 +91,7 @@ bench_corpus() {
   local name=$1 corpus=$2 iterations=$3 grid=$4 targets=$5 oracle=${6:-}
   local dir=$out/$name
   mkdir -p "$dir"
-  local common=(lda --corpus "$corpus" --topics $K --alpha $alpha --beta $beta --seed 1
+  local common=(lda --corpus "$corpus" --topics "$K" --alpha "$alpha" --beta "$beta" --seed 1
     --test-fraction 0.1 --quiet --overwrite "${extra[@]}")
   local V
   V=$(sed -n 2p "$corpus")
@@ -215,9 +216,12 @@ if [[ $which == gen || $which == all ]]; then
     "$CAROUSEL_BIN" gen lda --documents "${GEN_DOCUMENTS:-75000}" --seed 1 --out "$gen" \
       --topics-out "$out/gen/true_topics.npy" >&2
   fi
-  # Targets on the generated corpus: 25% and 20% above the perplexity of the true topics
-  # (neither tool came within 10% of it in 300 iterations / 50 sweeps on 2026-11-24).
-  bench_corpus gen "$gen" "${GEN_ITERATIONS:-1000}" "${GEN_GRID:-2 10 50 200}" "${GEN_TARGETS:-rel:1.25,1.20}" \
+  # Targets on the generated corpus: 20% and 5% above the perplexity of the true topics.
+  # WarpLDA's topics after 2 iterations (close to the word frequencies) score about 1.24x,
+  # so a target above that says nothing; both tools passed 1.05x within 300 iterations
+  # (bench/README.md, 2026-11-24).
+  bench_corpus gen "$gen" "${GEN_ITERATIONS:-300}" "${GEN_GRID:-2 10 25 50 75 100 150 200 300}" \
+    "${GEN_TARGETS:-rel:1.20,1.05}" \
     "$out/gen/true_topics.npy" \
     "generated corpus (${GEN_DOCUMENTS:-75000} documents, $(awk 'NR > 3 { s += $3 } END { print s }' "$gen") tokens), K = 50"
 fi
