@@ -479,26 +479,25 @@ KsBounds KsDistanceBounds(std::vector<double> x, const std::function<double(doub
   return b;
 }
 
-// Cases: N = 0 mostly (the shared Gamma(beta) constants), N >= 1 often (shape beta + N),
-// a minibatch count (extra > 0), theta = 0, and a tiny base shape. The test rejects at
-// the 1 - 1e-4 Kolmogorov quantile for n independent draws (ks.hpp). Negative controls:
-// the shapes 10% too large, or h 25% too large (each rejected in every case).
-TEST(ScirSharedShape, OneStepMatchesExactTransitionAndWrongParametersFail) {
-  struct Case {
-    double theta0, base, extra, h;
-  };
-  const std::vector<Case> cases = {{0.01, 0.1, 0.0, 0.16}, {0.5, 0.1, 0.0, 0.5},
-                                   {0.5, 0.1, 37.5, 0.2},  {0.0, 0.1, 0.0, 1.0},
-                                   {0.3, 0.01, 0.0, 0.5},  {1e-3, 0.1, 0.6, 2.0}};
+// n independent steps from theta0 with base shape and extra (SharedShapeSteps, BlockSteps).
+using TransitionSteps = std::vector<double> (*)(int n, std::uint64_t seed, double theta0,
+                                                double base, double extra, double h);
+struct TransitionCase {
+  double theta0, base, extra, h;
+};
+
+// Each case's n = 200000 steps against the exact transition of Eq. 2.2 by the KS test at
+// the 1 - 1e-4 Kolmogorov quantile (ks.hpp), with two negative controls that the same test
+// must reject: the shapes 10% too large, or h 25% too large. Streams from `seed` on.
+void ExpectExactTransitions(const std::vector<TransitionCase>& cases, std::uint64_t seed,
+                            TransitionSteps steps) {
   const int n = 200000;
   const double threshold = ks::Threshold(n, 1e-4);
-  std::uint64_t seed = 900;
-  for (const Case& c : cases) {
+  for (const TransitionCase& c : cases) {
     auto cdf = [&](double x) { return ExactTransitionCdf(x, c.theta0, c.base + c.extra, c.h); };
     auto ks = [&](double h, double shape_factor) {
       return KsDistanceBounds(
-          SharedShapeSteps(n, seed++, c.theta0, shape_factor * c.base, shape_factor * c.extra, h),
-          cdf, 50);
+          steps(n, seed++, c.theta0, shape_factor * c.base, shape_factor * c.extra, h), cdf, 50);
     };
     const KsBounds d = ks(c.h, 1.0), d_a = ks(c.h, 1.1), d_h = ks(1.25 * c.h, 1.0);
     std::cout << "  theta0 " << c.theta0 << " a " << c.base << " + " << c.extra << " h " << c.h
@@ -508,6 +507,16 @@ TEST(ScirSharedShape, OneStepMatchesExactTransitionAndWrongParametersFail) {
     EXPECT_GT(d_a.lower, threshold);
     EXPECT_GT(d_h.lower, threshold);
   }
+}
+
+// Cases: N = 0 mostly (the shared Gamma(beta) constants), N >= 1 often (shape beta + N),
+// a minibatch count (extra > 0), theta = 0, and a tiny base shape.
+const std::vector<TransitionCase> kSharedShapeCases = {
+    {0.01, 0.1, 0.0, 0.16}, {0.5, 0.1, 0.0, 0.5},  {0.5, 0.1, 37.5, 0.2},
+    {0.0, 0.1, 0.0, 1.0},   {0.3, 0.01, 0.0, 0.5}, {1e-3, 0.1, 0.6, 2.0}};
+
+TEST(ScirSharedShape, OneStepMatchesExactTransitionAndWrongParametersFail) {
+  ExpectExactTransitions(kSharedShapeCases, 900, SharedShapeSteps);
 }
 
 TEST(ScirSharedShape, RejectsInvalidInputs) {
@@ -540,30 +549,11 @@ std::vector<double> BlockSteps(int n, std::uint64_t seed, double theta0, double 
 // The block update (sampler/scir_block.hpp) by the same test and negative controls as
 // ScirSharedShape above: its entries follow the exact transition of Eq. 2.2.
 TEST(ScirBlock, EntriesMatchExactTransitionAndWrongParametersFail) {
-  struct Case {
-    double theta0, base, extra, h;
-  };
-  const std::vector<Case> cases = {
-      {0.01, 0.1, 0.0, 0.16}, {0.5, 0.1, 0.0, 2.0},  {0.5, 0.1, 37.5, 0.2}, {0.0, 0.1, 0.0, 1.0},
-      {0.3, 0.01, 0.0, 0.5},  {1e-3, 0.1, 0.6, 2.0}, {0.05, 0.1, 2.0, 0.5}, {0.2, 1.5, 0.0, 0.5}};
-  const int n = 200000;
-  const double threshold = ks::Threshold(n, 1e-4);
-  std::uint64_t seed = 1900;
-  for (const Case& c : cases) {
-    auto cdf = [&](double x) { return ExactTransitionCdf(x, c.theta0, c.base + c.extra, c.h); };
-    auto ks = [&](double h, double shape_factor) {
-      return KsDistanceBounds(
-          BlockSteps(n, seed++, c.theta0, shape_factor * c.base, shape_factor * c.extra, h), cdf,
-          50);
-    };
-    const KsBounds d = ks(c.h, 1.0), d_a = ks(c.h, 1.1), d_h = ks(1.25 * c.h, 1.0);
-    std::cout << "  theta0 " << c.theta0 << " a " << c.base << " + " << c.extra << " h " << c.h
-              << ": KS <= " << d.upper << "; shape x 1.1: KS >= " << d_a.lower
-              << "; h x 1.25: KS >= " << d_h.lower << " (threshold " << threshold << ")\n";
-    EXPECT_LT(d.upper, threshold);
-    EXPECT_GT(d_a.lower, threshold);
-    EXPECT_GT(d_h.lower, threshold);
-  }
+  // The cases above, and: LDA's default step (h = 2), a count with N = 0 mostly (the vector
+  // case with shape beta + count), a base shape of at least 1 (no boost).
+  std::vector<TransitionCase> cases = kSharedShapeCases;
+  cases.insert(cases.end(), {{0.5, 0.1, 0.0, 2.0}, {0.05, 0.1, 2.0, 0.5}, {0.2, 1.5, 0.0, 0.5}});
+  ExpectExactTransitions(cases, 1900, BlockSteps);
 }
 
 // Each entry of the block update is Step on the entry's own stream, bit for bit: the vector
