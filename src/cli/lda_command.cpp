@@ -70,11 +70,6 @@ constexpr std::uint64_t kLdaBurnInPasses = 20;
 // default of then, min(100, iterations / 2); their command line must parse to that value.
 constexpr std::uint64_t kBurnInOfUnrecordedCheckpoints = 100;
 
-std::uint64_t DefaultLdaBurnIn(int tiles, std::uint64_t iterations) {
-  return std::min(kLdaBurnInPasses * static_cast<std::uint64_t>(std::max(tiles, 1)),
-                  iterations / 2);
-}
-
 void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   auto& c = o.config;
   app.add_option("--corpus", o.corpus, "bag-of-words corpus (UCI docword or LDA-C)");
@@ -123,7 +118,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
       "carousel lda"};
   SetUpCommandApp(app);
   AddOptions(app, o);
-  // A fresh run resolves its burn-in from the tiles (DefaultLdaBurnIn, in RunLdaCommand).
+  // A fresh run resolves its burn-in from the tiles (kLdaBurnInPasses, in RunLdaCommand).
   o.config.burn_in = kBurnInOfUnrecordedCheckpoints;
   app.get_option("--burn-in")
       ->description(
@@ -207,15 +202,10 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
-  // Checkpoints store the command line; a burn-in resolved from the tiles goes with it, so
-  // that a resume (which parses that line before it knows the tiles) keeps it.
   std::vector<std::string> recorded_args = options.argv;
-  if (!options.basics.burn_in_given && resume_payload.empty()) {
-    config.burn_in = DefaultLdaBurnIn(config.tiles, config.iterations);
-    options.basics.run_config.Resolve("--burn-in", std::to_string(config.burn_in),
-                                      "the default: 20 x --tiles, at most half of --iterations");
-    recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
-  }
+  if (!options.basics.burn_in_given && resume_payload.empty())
+    ResolveBurnInOfPasses(kLdaBurnInPasses, config.tiles, config.iterations, config.burn_in,
+                          options.basics, recorded_args);
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
                                               config.tiles, config.seed, config.topics);

@@ -239,12 +239,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   // Checkpoints store the command line; a burn-in resolved from the tiles goes with it, so
   // that a resume (which parses that line before it knows the tiles) keeps it.
   std::vector<std::string> recorded_args = options.argv;
-  if (!options.basics.burn_in_given) {
-    config.burn_in = DefaultMfBurnIn(config.tiles, config.iterations);
-    options.basics.run_config.Resolve("--burn-in", std::to_string(config.burn_in),
-                                      "the default: 30 x --tiles, at most half of --iterations");
-    recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(config.burn_in)});
-  }
+  if (!options.basics.burn_in_given)
+    ResolveBurnInOfPasses(kMfBurnInPasses, config.tiles, config.iterations, config.burn_in,
+                          options.basics, recorded_args);
   RunCollectively(comm, [&] {
     if (options.step_warmup > 0 && static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
       throw UsageError("--step-warmup", "must not exceed --burn-in (" +

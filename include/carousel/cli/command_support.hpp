@@ -92,6 +92,20 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   AddConfigFileOption(app);
 }
 
+// A burn-in not given on the command line of a fresh run: `passes` passes over the data
+// (BurnInOfPasses), recorded for config.toml and appended to the command line that the
+// checkpoints store, so that a resume, which parses that line before it knows the tiles,
+// keeps it.
+inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
+                                  std::uint64_t& burn_in, RunBasics& basics,
+                                  std::vector<std::string>& recorded_args) {
+  burn_in = BurnInOfPasses(passes, tiles, iterations);
+  basics.run_config.Resolve(
+      "--burn-in", std::to_string(burn_in),
+      "the default: " + std::to_string(passes) + " x --tiles, at most half of --iterations");
+  recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(burn_in)});
+}
+
 // After parsing, before the command changes any option's variable: records every option
 // for config.toml (RunBasics::run_config). A burn-in that was not given is at most half the
 // iterations (so a short run needs no --burn-in); one that was given must be smaller than

@@ -64,6 +64,14 @@ ChainOptions ChainOptionsOf(const Config& c) {
           c.seed};
 }
 
+// A burn-in of `passes` passes over the data: an iteration works on one stratum, 1/tiles of
+// the data, so passes x tiles iterations; at most half of the iterations, so that a short
+// run keeps draws.
+inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations) {
+  const std::uint64_t burn_in = passes * static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
+  return burn_in < iterations / 2 ? burn_in : iterations / 2;
+}
+
 // What a model may ask of the run it is part of; fixed when the model is attached.
 struct TileRun {
   Communicator* comm = nullptr;

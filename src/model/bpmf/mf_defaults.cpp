@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
 
 namespace carousel {
@@ -101,8 +102,7 @@ std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles) {
 // 15 pairs (0.90735 against 0.90790 on average) and reached 0.95 at iteration 36 instead of
 // 67 (bench/README, "ml-100k against bpmf").
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations) {
-  const std::uint64_t passes = kMfBurnInPasses * static_cast<std::uint64_t>(std::max(tiles, 1));
-  return std::min(passes, iterations / 2);
+  return BurnInOfPasses(kMfBurnInPasses, tiles, iterations);
 }
 
 // PSGLD's floor lambda in H = 1 / (lambda + sqrt(v)), with v the running mean square of
