@@ -44,13 +44,6 @@ double Bd0(double x, double m) {
   return x * std::log(x / m) + m - x;
 }
 
-// log P(N = k) for N ~ Poisson(mean), k a non-negative integer, mean > 0: the saddle-point
-// form -stirlerr(k) - bd0(k, mean) - log sqrt(2 pi k), accurate to rounding for any mean.
-double LogPoissonPmf(double k, double mean) {
-  if (k == 0.0) return -mean;
-  return -StirlingError(k) - Bd0(k, mean) - kLnSqrt2Pi - 0.5 * std::log(k);
-}
-
 std::string Num(double x) {
   std::ostringstream s;
   s.precision(17);
@@ -81,8 +74,10 @@ void CheckScirArguments(const char* where, double theta_or_log, bool log_scale, 
 
 namespace scir_detail {
 
+// The saddle-point form -stirlerr(k) - bd0(k, mean) - log sqrt(2 pi k).
 double LogPoissonPmf(double k, double mean) {
-  return carousel::LogPoissonPmf(k, mean);
+  if (k == 0.0) return -mean;
+  return -StirlingError(k) - Bd0(k, mean) - kLnSqrt2Pi - 0.5 * std::log(k);
 }
 
 void ThrowBadPoissonMean(double mean) {

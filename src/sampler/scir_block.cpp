@@ -14,7 +14,7 @@ namespace carousel {
 namespace {
 
 #ifdef CAROUSEL_SCIR_BLOCK_VECTOR
-// KeyedStream::uniform's map of 64 bits to (0, 1), in eight lanes.
+// OpenUniform (util/keyed_rng.hpp) in eight lanes.
 __m512d Uniforms(__m512i bits) {
   const __m512d u = _mm512_cvtepu64_pd(_mm512_srli_epi64(bits, 11));
   return _mm512_mul_pd(_mm512_add_pd(u, _mm512_set1_pd(0.5)), _mm512_set1_pd(0x1.0p-53));

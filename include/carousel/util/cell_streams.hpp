@@ -55,8 +55,7 @@ class CellStream {
     return block_[used_++ % 2];
   }
 
-  // Uniform on (0, 1), as KeyedStream::uniform: never exactly 0.
-  double uniform() { return (static_cast<double>(bits() >> 11) + 0.5) * 0x1.0p-53; }
+  double uniform() { return OpenUniform(bits()); }  // on (0, 1), as KeyedStream's
 
  private:
   void Refill() {

@@ -37,18 +37,24 @@ enum class Purpose : std::uint64_t {
   kSphereNoise,    // geodesic samplers on unit vectors (id: block; sampler/geodesic.hpp)
   // Dirichlet-process mixture (model/dpmix/dpmix_model.hpp); ids never depend on the rank
   // count: observation ids, category ids or component serial numbers.
-  kDpMinibatch,  // which observations a minibatch holds (id: observation)
-  kDpSlice,      // slice variables u_i (id: observation)
-  kDpAllocate,   // allocations z_i given the slices (id: observation)
-  kDpStick,      // stick breaks of the rest mass for new components (id: serial)
-  kDpComponent,  // theta of a new component from the base measure (id: category)
-  kDpWeights,    // SCIR/SGRLD step of the weights (id: 0)
-  kDpAlpha,      // Escobar-West update of the concentration (id: 0)
-  kDpTheta,      // SCIR/SGRLD step of the component parameters (id: category)
+  kDpMinibatch,       // which observations a minibatch holds (id: observation)
+  kDpSlice,           // slice variables u_i (id: observation)
+  kDpAllocate,        // allocations z_i given the slices (id: observation)
+  kDpStick,           // stick breaks of the rest mass for new components (id: serial)
+  kDpComponent,       // theta of a new component from the base measure (id: category)
+  kDpWeights,         // SCIR/SGRLD step of the weights (id: 0)
+  kDpAlpha,           // Escobar-West update of the concentration (id: 0)
+  kDpTheta,           // SCIR/SGRLD step of the component parameters (id: category)
   kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
   kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
   kStable,            // alpha-stable MF: Metropolis steps of Phi_ij (id: entry; model/amf)
 };
+
+// The uniform on the open interval (0, 1) of 64 random bits, from their top 53: never
+// exactly 0, so log() is safe. Every keyed stream's uniform() (and util/cell_streams.hpp's).
+inline double OpenUniform(std::uint64_t bits) {
+  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
+}
 
 class KeyedStream {
  public:
@@ -57,11 +63,10 @@ class KeyedStream {
     ctr_ = {{id, iteration, 0, 0}};
   }
 
-  // Uniform on the open interval (0, 1): never exactly 0, so log() is safe.
+  // Uniform on the open interval (0, 1) (OpenUniform).
   double uniform() {
     if (used_ == 4) refill();
-    const std::uint64_t bits = block_[used_++] >> 11;  // 53 random bits
-    return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
+    return OpenUniform(block_[used_++]);
   }
 
   std::uint64_t bits() {
