@@ -6,7 +6,7 @@
 #   - a generated corpus of about 10M tokens (`carousel gen lda --documents 75000`, KOS-shaped).
 # Carousel: `CAROUSEL_RANKS=2 carousel lda` at its defaults (one process, its 2 ranks
 # threads, as a 2-core machine runs it by default; LAUNCH="launch/mpirun.sh 2" for MPI
-# ranks; alpha = beta = 0.1, K = 50), except --iterations and --eval-every. WarpLDA: 2
+# ranks; alpha = beta = 0.1, K = 50), except --iterations. WarpLDA: 2
 # OpenMP threads, K = 50, alpha = beta = 0.1 per topic (its -alpha is the SUM over topics:
 # 0.1 * K); it cannot dump its model mid-run.
 # Both tools run once per iteration count of a grid (fresh chains), and the topics each run
@@ -29,8 +29,8 @@
 #                       topics' perplexity under the same estimator); defaults 300
 #                       iterations and the grid 2 10 25 50 75 100 150 200 300
 #   CAROUSEL_GRID       carousel's iteration counts (default: the corpus's WarpLDA grid)
-#   CAROUSEL_EVAL_EVERY (default 10, the trace run), CAROUSEL_EXTRA_ARGS (appended to every
-#                       carousel lda run)
+#   CAROUSEL_EVAL_EVERY the long run's --eval-every (default: carousel's), CAROUSEL_EXTRA_ARGS
+#                       (appended to every carousel lda run)
 # Writes bench/results/warplda/{kos,gen}/ (table.md, perplexity.png, rep*/), or under
 # $CAROUSEL_BENCH_OUT/warplda.
 set -euo pipefail
@@ -50,7 +50,8 @@ else
 fi
 warp_dir=${WARPLDA_DIR:-$base/ext/warplda}
 repeats=${REPEATS:-3}
-eval_every=${CAROUSEL_EVAL_EVERY:-10}
+trace_opts=() # the long run's --eval-every: its default (5 passes, 10 iterations at 2 tiles)
+[[ -z ${CAROUSEL_EVAL_EVERY:-} ]] || trace_opts=(--eval-every "$CAROUSEL_EVAL_EVERY")
 read -r -a extra <<<"${CAROUSEL_EXTRA_ARGS:-}"
 py=python3
 [[ -x /usr/bin/python3 ]] && py=/usr/bin/python3 # Debian's numpy and matplotlib
@@ -128,7 +129,7 @@ bench_corpus() {
     rm -rf "$r"
     mkdir -p "$r"
     echo "[$name] repeat $rep: carousel lda, 2 ranks, $iterations iterations (trace, throughput, memory) ..." >&2
-    /usr/bin/time -v "${launch[@]}" "${common[@]}" --eval-every "$eval_every" \
+    /usr/bin/time -v "${launch[@]}" "${common[@]}" ${trace_opts[@]+"${trace_opts[@]}"} \
       --iterations "$iterations" --out "$r/carousel" >"$r/carousel.log" 2>"$r/carousel.time"
     grep -v '^#' "$r/carousel/trace.csv" | cut -d, -f1-3 >"$r/carousel_curve.csv"
     "$CAROUSEL_BIN" lda infer --run "$r/carousel" --corpus "$dir/heldout_docs.txt" \
@@ -146,20 +147,20 @@ bench_corpus() {
     } >"$r/facts.csv"
 
     # Carousel on the same grid as WarpLDA and scored the same way: for each iteration count
-    # N a fresh run with --eval-every N (one evaluation, after the last iteration; --thin
-    # follows it, so topic_word.npy is the chain's one sample of the topics at N), whose
-    # topics `carousel lda infer` scores on the held-out documents. Its trace's perplexity
-    # is not used for the targets: that comes from 10 sweeps per evaluation warm-started
-    # from the last evaluation's (README.md, "Perplexity"), a different estimator, which
-    # scores the same topics higher early in the run.
+    # N a fresh run at the defaults but --iterations N, whose topic_word.npy (what such a run
+    # hands a user: the posterior mean of the samples kept after burn-in, one every
+    # --eval-every = 50 iterations and one at N) `carousel lda infer` scores on the held-out
+    # documents. Its trace's perplexity is not used for the targets: that comes from 10
+    # sweeps per evaluation warm-started from the last evaluation's (README.md,
+    # "Perplexity"), a different estimator, which scores the same topics higher early on.
     echo "[$name] repeat $rep: carousel lda, 2 ranks, iterations $carousel_grid ..." >&2
     echo "iter,seconds,wall,perplexity" >"$r/carousel_grid_curve.csv"
     mkdir -p "$r/carousel_grid"
     local n
     for n in $carousel_grid; do
       local cd=$r/carousel_grid/$n
-      /usr/bin/time -v "${launch[@]}" "${common[@]}" --eval-every "$n" --iterations "$n" \
-        --out "$cd" >"$cd.log" 2>"$cd.time"
+      /usr/bin/time -v "${launch[@]}" "${common[@]}" --iterations "$n" --out "$cd" \
+        >"$cd.log" 2>"$cd.time"
       "$CAROUSEL_BIN" lda infer --run "$cd" --corpus "$dir/heldout_docs.txt" \
         --out "$cd/infer_theta.npy" --perplexity "$cd/infer_ppl.csv" >"$cd.infer.log"
       local secs wall ppl

@@ -18,9 +18,10 @@ with phi fixed; src/model/lda/lda_inference.cpp), the estimator README.md's "Per
 section describes. WarpLDA's phi is its point estimate from the final topic assignments,
 phi_kw = (n_kw + beta) / (n_k + V beta) with V the corpus's full vocabulary (words absent
 from training get beta / (n_k + V beta)), the same smoothing carousel's a_hat = beta + n uses.
-Carousel's topics are scored the same way, on the same grid of iteration counts (a fresh
-run per count, whose topic_word.npy is then the chain's one sample at that count): the
-target and equal-time rows compare the two grids. Carousel's own trace.csv (10 Gibbs passes
+Carousel's topics are scored the same way, on the same grid of iteration counts: a fresh
+run per count at the defaults, whose topic_word.npy is what such a run gives a user (the
+posterior mean of the samples kept after burn-in). The target and equal-time rows compare
+the two grids. Carousel's own trace.csv (10 Gibbs passes
 per evaluation, warm-started from the last evaluation's, p(w) averaged over the evaluations
 after burn-in) is a different estimator; its curve is shown for reference, and the final
 topic_word.npy of that longer run is also scored by `lda infer`.

@@ -93,6 +93,23 @@ same_lda_outputs "$T/burn-ref" "$T/burn" "default burn-in of a 4-tile run, resum
 ok "default burn-in of 20 passes (80 at 4 tiles), kept by a resume on 2 ranks"
 
 # ---------------------------------------------------------------------------------------
+# (f) So does the default --eval-every (5 passes: 20 at 4 tiles), and --thin with it: the
+# resume on 2 ranks equals a 300-iteration run with --tiles 4 --eval-every 20 (one that
+# parsed the old default 50 would keep other draws).
+EVAL=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --seed 7 --burn-in 40
+  --eval-sweeps 4 --checkpoint-every 100 --quiet)
+run_ok eval-first 4 lda "${EVAL[@]}" --iterations 200 --out "$T/eval"
+grep -q '^# eval_every: 20$' "$T/eval/trace.csv" || fail "4 tiles: the default --eval-every is not 20"
+grep -q '^eval-every = 20  # resolved' "$T/eval/config.toml" ||
+  fail "4 tiles: config.toml does not record the resolved --eval-every 20"
+grep -q '^thin = 20  # resolved' "$T/eval/config.toml" ||
+  fail "4 tiles: config.toml does not record --thin 20, following --eval-every"
+run_ok eval-resume-p2 2 lda --resume "$T/eval" --iterations 300
+run_ok eval-ref 2 lda "${EVAL[@]}" --tiles 4 --iterations 300 --eval-every 20 --out "$T/eval-ref"
+same_lda_outputs "$T/eval-ref" "$T/eval" "default --eval-every of a 4-tile run, resumed on 2 ranks"
+ok "default --eval-every of 5 passes (20 at 4 tiles), kept by a resume on 2 ranks"
+
+# ---------------------------------------------------------------------------------------
 # (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
 # (exit 5, naming what differs).
 expect_fail_mpi 2 "--tiles" 3 lda --resume "$T/term3"

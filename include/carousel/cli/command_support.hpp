@@ -45,6 +45,8 @@ struct RunBasics {
   bool overwrite = false;           // a fresh run may replace another run's files in --out
   double checkpoint_minutes = 0.0;  // also checkpoint after this much wall time (0: never)
   bool burn_in_given = false;
+  bool eval_every_given = false;
+  bool thin_given = false;
   int chains = 1;
   // Every option with its value, from ResolveChainOptions on; the command adds the values it
   // resolves itself (RunConfig::Resolve) before WriteRunConfig.
@@ -106,6 +108,25 @@ inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t
   recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(burn_in)});
 }
 
+// An --eval-every not given on the command line of a fresh run: `passes` passes over the
+// data, passes x tiles iterations (an iteration samples one stratum, 1/tiles of the data),
+// and with it --thin where that was not given either. Recorded like the burn-in
+// (ResolveBurnInOfPasses), so that a resume keeps it; --thin then follows it as it does
+// any --eval-every.
+inline void ResolveEvalEveryOfPasses(std::uint64_t passes, int tiles, std::uint64_t& eval_every,
+                                     std::uint64_t& thin, RunBasics& basics,
+                                     std::vector<std::string>& recorded_args) {
+  eval_every = passes * static_cast<std::uint64_t>(tiles);
+  const std::string value = std::to_string(eval_every);
+  basics.run_config.Resolve("--eval-every", value,
+                            "the default: " + std::to_string(passes) + " x --tiles");
+  if (!basics.thin_given) {
+    thin = eval_every;
+    basics.run_config.Resolve("--thin", value, "the default, --eval-every");
+  }
+  recorded_args.insert(recorded_args.end(), {"--eval-every", value});
+}
+
 // After parsing, before the command changes any option's variable: records every option
 // for config.toml (RunBasics::run_config). A burn-in that was not given is at most half the
 // iterations (so a short run needs no --burn-in); one that was given must be smaller than
@@ -115,6 +136,8 @@ template <class Config>
 void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   o.run_config = RunConfig(app);
   o.burn_in_given = app.count("--burn-in") > 0;
+  o.eval_every_given = app.count("--eval-every") > 0;
+  o.thin_given = app.count("--thin") > 0;
   if (!o.burn_in_given) {
     c.burn_in = std::min(c.burn_in, c.iterations / 2);
     o.run_config.Resolve("--burn-in", std::to_string(c.burn_in),

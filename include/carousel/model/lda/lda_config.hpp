@@ -33,6 +33,8 @@ struct LdaConfig {
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;
   std::uint64_t burn_in = 100;
+  // A fresh `carousel lda` run without --eval-every resolves it from the tiles; 50, the
+  // default before, is what the command line of a checkpoint written then parses to.
   std::uint64_t eval_every = 50;
   std::uint64_t thin = 0;              // 0: --eval-every
   int eval_sweeps = 10;                // Gibbs passes over held-out documents per evaluation
