@@ -44,7 +44,7 @@ for n in $grid; do
   CAROUSEL_RANKS=$ranks "$bin" lda --corpus "$corpus" --topics 50 --seed 1 --test-fraction 0.1 \
     --iterations "$n" "$@" --quiet --overwrite --out "$dir" >"$dir.log" 2>&1
   end=$(date +%s.%N)
-  "$bin" lda infer --run "$dir" --corpus "$out/heldout_docs.txt" --out "$dir/infer_theta.npy" \
+  env -u CAROUSEL_RANKS "$bin" lda infer --run "$dir" --corpus "$out/heldout_docs.txt" --out "$dir/infer_theta.npy" \
     --perplexity "$dir/infer_ppl.csv" >"$dir.infer.log"
   training=$(awk -F, '!/^#/ && NR > 1 { s = $2 } END { printf "%.3f", s }' "$dir/trace.csv")
   process=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
