@@ -222,7 +222,7 @@ bench_corpus() {
 
 if [[ $which == kos || $which == all ]]; then
   bench_corpus kos "$data/docword.kos.txt" "${KOS_ITERATIONS:-1000}" \
-    "${KOS_GRID:-2 4 6 8 10 12 14 16 20 25 30 40 50 70 100 150 200 300 500 1000}" 1800,1400 "" \
+    "${KOS_GRID:-2 4 6 8 10 12 14 16 20 25 30 40 50 70 100 120 150 200 300 500 1000}" 1800,1400 "" \
     "KOS, K = 50"
 fi
 if [[ $which == gen || $which == all ]]; then
