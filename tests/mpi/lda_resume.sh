@@ -78,35 +78,35 @@ same_lda_outputs "$T/mh-ref" "$T/mh-split" "--doc-sampler mh: resumed on 4 ranks
 ok "--doc-sampler mh: 160 iterations, resumed to 300 on 4 ranks, identical to the run of 300"
 
 # ---------------------------------------------------------------------------------------
-# (e) The default burn-in follows the tiles (20 passes: 20 x 4 = 80 at 4 tiles from 4
-# ranks), and a resume on 2 ranks keeps it although the command line it parses names no
-# tiles: the extended run equals a 300-iteration run with --tiles 4 --burn-in 80.
-BURN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --seed 7 --eval-every 20
-  --eval-sweeps 4 --checkpoint-every 100 --quiet)
-run_ok burn-first 4 lda "${BURN[@]}" --iterations 200 --out "$T/burn"
-grep -q '^# burn_in: 80$' "$T/burn/trace.csv" || fail "4 tiles: the default burn-in is not 80"
-grep -q '^burn-in = 80  # resolved' "$T/burn/config.toml" ||
-  fail "4 tiles: config.toml does not record the resolved burn-in 80"
-run_ok burn-resume-p2 2 lda --resume "$T/burn" --iterations 300
-run_ok burn-ref 2 lda "${BURN[@]}" --tiles 4 --iterations 300 --burn-in 80 --out "$T/burn-ref"
-same_lda_outputs "$T/burn-ref" "$T/burn" "default burn-in of a 4-tile run, resumed on 2 ranks"
+# default_kept_by_resume NAME OPTION VALUE ARGS...: a 4-rank run of ARGS (200 iterations)
+# resolves OPTION to VALUE by default, says so in its trace header and config.toml, and a
+# resume to 300 on 2 ranks, which parses a command line that names no tiles, keeps it: it
+# equals the 300-iteration run of ARGS with --tiles 4 OPTION VALUE.
+default_kept_by_resume() {
+  local name=$1 option=$2 value=$3
+  shift 3
+  local key=${option#--}
+  run_ok "$name-first" 4 lda "$@" --iterations 200 --out "$T/$name"
+  grep -q "^# ${key//-/_}: $value\$" "$T/$name/trace.csv" ||
+    fail "4 tiles: the default $option is not $value"
+  grep -q "^$key = $value  # resolved" "$T/$name/config.toml" ||
+    fail "4 tiles: config.toml does not record the resolved $option $value"
+  run_ok "$name-resume-p2" 2 lda --resume "$T/$name" --iterations 300
+  run_ok "$name-ref" 2 lda "$@" --tiles 4 --iterations 300 "$option" "$value" --out "$T/$name-ref"
+  same_lda_outputs "$T/$name-ref" "$T/$name" "default $option of a 4-tile run, resumed on 2 ranks"
+}
+
+# (e) The default burn-in follows the tiles: 20 passes, 20 x 4 = 80 at 4 tiles.
+default_kept_by_resume burn --burn-in 80 --corpus "$T/docword.txt" --topics 20 --minibatch 300 \
+  --seed 7 --eval-every 20 --eval-sweeps 4 --checkpoint-every 100 --quiet
 ok "default burn-in of 20 passes (80 at 4 tiles), kept by a resume on 2 ranks"
 
-# ---------------------------------------------------------------------------------------
-# (f) So does the default --eval-every (5 passes: 20 at 4 tiles), and --thin with it: the
-# resume on 2 ranks equals a 300-iteration run with --tiles 4 --eval-every 20 (one that
-# parsed the old default 50 would keep other draws).
-EVAL=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --seed 7 --burn-in 40
-  --eval-sweeps 4 --checkpoint-every 100 --quiet)
-run_ok eval-first 4 lda "${EVAL[@]}" --iterations 200 --out "$T/eval"
-grep -q '^# eval_every: 20$' "$T/eval/trace.csv" || fail "4 tiles: the default --eval-every is not 20"
-grep -q '^eval-every = 20  # resolved' "$T/eval/config.toml" ||
-  fail "4 tiles: config.toml does not record the resolved --eval-every 20"
+# (f) So does the default --eval-every, 5 passes (20 at 4 tiles), and --thin with it (a
+# resume that parsed the old default 50 would keep other draws).
+default_kept_by_resume eval --eval-every 20 --corpus "$T/docword.txt" --topics 20 \
+  --minibatch 300 --seed 7 --burn-in 40 --eval-sweeps 4 --checkpoint-every 100 --quiet
 grep -q '^thin = 20  # resolved' "$T/eval/config.toml" ||
   fail "4 tiles: config.toml does not record --thin 20, following --eval-every"
-run_ok eval-resume-p2 2 lda --resume "$T/eval" --iterations 300
-run_ok eval-ref 2 lda "${EVAL[@]}" --tiles 4 --iterations 300 --eval-every 20 --out "$T/eval-ref"
-same_lda_outputs "$T/eval-ref" "$T/eval" "default --eval-every of a 4-tile run, resumed on 2 ranks"
 ok "default --eval-every of 5 passes (20 at 4 tiles), kept by a resume on 2 ranks"
 
 # ---------------------------------------------------------------------------------------
