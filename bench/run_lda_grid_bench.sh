@@ -41,8 +41,11 @@ printf "%6s %12s %12s %10s   (%d ranks; options: %s)\n" N training_s process_s p
 for n in $grid; do
   dir=$out/run-$n
   start=$(date +%s.%N)
-  CAROUSEL_RANKS=$ranks "$bin" lda --corpus "$corpus" --topics 50 --seed 1 --test-fraction 0.1 \
-    --iterations "$n" "$@" --quiet --overwrite --out "$dir" >"$dir.log" 2>&1
+  if ! CAROUSEL_RANKS=$ranks "$bin" lda --corpus "$corpus" --topics 50 --seed 1 \
+    --test-fraction 0.1 --iterations "$n" "$@" --quiet --overwrite --out "$dir" >"$dir.log" 2>&1; then
+    printf "%6s   carousel failed: %s\n" "$n" "$(grep -m1 error "$dir.log" || tail -1 "$dir.log")"
+    continue
+  fi
   end=$(date +%s.%N)
   env -u CAROUSEL_RANKS "$bin" lda infer --run "$dir" --corpus "$out/heldout_docs.txt" --out "$dir/infer_theta.npy" \
     --perplexity "$dir/infer_ppl.csv" >"$dir.infer.log"
