@@ -102,6 +102,8 @@ def main():
     ap.add_argument("--offset", type=float, default=4.0, help="tau0 of rho_t")
     ap.add_argument("--iterations", type=int, default=50, help="max E-step iterations per document (gensim default)")
     ap.add_argument("--out", default="lda_gensim.csv")
+    ap.add_argument("--topics-out", help="also write the final topics, K x V float64 .npy, for "
+                    "`carousel lda infer` (bench/warplda_bench.py oracle makes them a run directory)")
     args = ap.parse_args()
     logging.disable(logging.WARNING)  # gensim logs every M step; silence its "too few updates" warning too
 
@@ -182,6 +184,8 @@ def main():
         print(f"{name}: per-word bound {b:.4f} nats; gensim's 2^-bound {2 ** -b:.1f}; "
               f"e^-bound {np.exp(-b):.1f}", flush=True)
     print(f"document-completion perplexity {rows[-1][1]:.1f}", flush=True)
+    if args.topics_out:
+        np.save(args.topics_out, lda.get_topics().astype(np.float64))
 
     with open(args.out, "w") as f:
         f.write(f"# command: {shlex.join([sys.executable] + sys.argv)}\n")

@@ -41,7 +41,23 @@ run scir-p2 2 --sampler scir --tiles 2 --minibatch 2000
 
 echo "gensim ..." >&2
 $py "$root/bench/lda_gensim.py" "$data" --heldout "$out/scir-p1/heldout.txt" --topics 50 \
-  --out "$out/gensim.csv" >"$out/gensim.log" 2>&1 || { cat "$out/gensim.log" >&2; exit 1; }
+  --out "$out/gensim.csv" --topics-out "$out/gensim_topics.npy" >"$out/gensim.log" 2>&1 ||
+  { cat "$out/gensim.log" >&2; exit 1; }
+
+# Every method's final topics scored by one estimator, `carousel lda infer` on the held-out
+# documents (each with its own alpha: 1/K for gensim), as bench/run_warplda_bench.sh does:
+# the curves above are each tool's own evaluation (carousel's trace, gensim's variational
+# theta), which differ from it.
+"$py" "$root/bench/warplda_bench.py" split --corpus "$data/docword.kos.txt" \
+  --heldout "$out/scir-p1/heldout.txt" --train-out "$out/train_docs.txt" \
+  --heldout-out "$out/heldout_docs.txt" >&2
+"$py" "$root/bench/warplda_bench.py" oracle --topics-npy "$out/gensim_topics.npy" --alpha 0.02 \
+  --out "$out/gensim_run"
+infer_score() {  # run directory -> perplexity of its topic_word.npy under lda infer
+  "$root/build/carousel" lda infer --run "$1" --corpus "$out/heldout_docs.txt" \
+    --out "$1/infer_theta.npy" --perplexity "$1/infer_ppl.csv" |
+    sed -n 's/.*document-completion perplexity \([0-9.]*\) over.*/\1/p'
+}
 
 $py "$root/bench/plot_lda.py" "$out/gensim.csv" "$out/scir-p1/trace.csv" \
   "$out/sgrld-p1/trace.csv" "$out/sgrhmc-p1/trace.csv" "$out/scir-p2/trace.csv" \
@@ -72,6 +88,11 @@ last_value() {  # csv column
     ratio=never
     [[ $t != never ]] && ratio=$(awk -v a="$t" -v b="$gensim_seconds" 'BEGIN { printf "%.3f", a / b }')
     echo "$name: reaches $gensim_final at $t s (ratio to gensim's time: $ratio); final $final after $seconds s"
+  done
+  echo "final topics scored by carousel lda infer (one estimator for all):"
+  echo "  gensim: $(infer_score "$out/gensim_run")"
+  for name in scir-p1 sgrld-p1 sgrhmc-p1 scir-p2; do
+    echo "  $name: $(infer_score "$out/$name")"
   done
   echo "Gibbs throughput and communication share (closing summaries):"
   grep -h "token visits\|communication" "$out"/scir-p1.log "$out"/scir-p2.log
