@@ -240,11 +240,8 @@ def cmd_table(a):
                  f"{fmt(med([x[1] for x in ft]))} s, {fmt(med([x[2] for x in ft]), '.1f')} | | |")
     lines.append(f"| final topics scored by `carousel lda infer` (Carousel: the long run's posterior mean; WarpLDA: the grid's last) | "
                  f"{fmt(med(fact('carousel', 'infer_final')), '.1f')} | {fmt(med(fact('warplda', 'infer_final')), '.1f')} | |")
-    last_wall = {tool: [float(read_rows(os.path.join(r, f"{tool}_curve.csv" if tool == "warplda" else
-                                                   "carousel_grid_curve.csv"))[-1]["wall"]) for r in reps]
-                 for tool in per}
-    lines.append(f"| whole process, the grid's last point (s) | {fmt(med(last_wall['carousel']))} | "
-                 f"{fmt(med(last_wall['warplda']))} | |")
+    lines.append(f"| whole process, the grid's last point (s) | {fmt(med(fact('carousel', 'wall_final')))} | "
+                 f"{fmt(med(fact('warplda', 'wall_final')))} | |")
     lines.append(f"| token visits per second in training (carousel: Gibbs sweeps, per rank; WarpLDA: tokens x iterations / training clock, both threads) | "
                  f"{fmt(med(fact('carousel', 'mtok_per_s')))}M per rank | {fmt(med(fact('warplda', 'mtok_per_s')))}M | |")
     lines.append(f"| peak memory (MiB) | {fmt(med(fact('carousel', 'peak_mib')), '.1f')} (largest rank's report: the whole process with thread ranks, one process under MPI) | "
