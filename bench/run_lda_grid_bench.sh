@@ -11,6 +11,7 @@
 # Usage: bash bench/run_lda_grid_bench.sh "N1 N2 ..." [carousel lda options...]
 #   e.g.  bash bench/run_lda_grid_bench.sh "50 100 150 300" --eval-every 50
 # Env: CAROUSEL_BIN (default build/carousel), CAROUSEL_RANKS (thread ranks, default 2),
+#   CAROUSEL_GRID_CORPUS (a UCI corpus to use instead of the KOS validation split),
 #   CAROUSEL_BENCH_OUT. Appends one line per run to $CAROUSEL_BENCH_OUT/lda_grid/runs.txt.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,7 +26,13 @@ py=python3
 [[ -x /usr/bin/python3 ]] && py=/usr/bin/python3 # Debian's numpy
 # shellcheck source=lda_validation_split.sh
 source "$root/bench/lda_validation_split.sh"
-corpus=$(lda_validation_split "$bin" "$data/docword.kos.txt" "$out")
+# CAROUSEL_GRID_CORPUS: another validation corpus (e.g. `carousel gen lda --documents 75000
+# --seed 2`, a generated corpus the benchmarks never score), held out the same way.
+if [[ -n ${CAROUSEL_GRID_CORPUS:-} ]]; then
+  corpus=$CAROUSEL_GRID_CORPUS
+else
+  corpus=$(lda_validation_split "$bin" "$data/docword.kos.txt" "$out")
+fi
 # The validation held-out documents alone (carousel's own split of the validation corpus).
 if [[ ! -f $out/heldout_docs.txt ]]; then
   "$bin" lda --corpus "$corpus" --topics 50 --seed 1 --test-fraction 0.1 --iterations 2 \
