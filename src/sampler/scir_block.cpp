@@ -5,7 +5,10 @@
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 #include <immintrin.h>
-#define CAROUSEL_SCIR_BLOCK_VECTOR 1
+#define CAROUSEL_SCIR_BLOCK_VECTOR 8  // entries per common-case call
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define CAROUSEL_SCIR_BLOCK_VECTOR 4
 #endif
 
 #include "carousel/util/ziggurat.hpp"
@@ -13,7 +16,7 @@
 namespace carousel {
 namespace {
 
-#ifdef CAROUSEL_SCIR_BLOCK_VECTOR
+#if CAROUSEL_SCIR_BLOCK_VECTOR == 8
 // OpenUniform (util/keyed_rng.hpp) in eight lanes.
 __m512d Uniforms(__m512i bits) {
   const __m512d u = _mm512_cvtepu64_pd(_mm512_srli_epi64(bits, 11));
@@ -88,6 +91,95 @@ __mmask8 CommonCase(const ScirSharedShapeTransition& scir, double scale, __mmask
   _mm512_mask_storeu_pd(theta, ok, value);
   return ok;
 }
+#elif CAROUSEL_SCIR_BLOCK_VECTOR == 4
+// The same common case in four lanes for CPUs with AVX2 but not AVX-512 (AMD before Zen 4,
+// many cloud machines): the same operations in the same order, so the same bits. AVX2 has
+// no mask registers (a lane's mask is all ones or all zeros in a vector) and no conversion
+// from 64-bit integers, hence U53ToDouble.
+
+// x (each lane below 2^53) as doubles, exactly: the high and low 32 bits are placed in the
+// mantissas of 2^84 and 2^52, and (hi - (2^84 + 2^52)) + lo is exact because every partial
+// result is a multiple of a power of two that fits in 53 bits.
+__m256d U53ToDouble(__m256i x) {
+  const __m256i lo =
+      _mm256_blend_epi32(x, _mm256_set1_epi64x(0x4330000000000000LL), 0b10101010);  // 2^52 + lo
+  const __m256i hi = _mm256_or_si256(_mm256_srli_epi64(x, 32),
+                                     _mm256_set1_epi64x(0x4530000000000000LL));  // 2^84 + hi 2^32
+  const __m256d high = _mm256_sub_pd(_mm256_castsi256_pd(hi), _mm256_set1_pd(0x1.00000001p84));
+  return _mm256_add_pd(high, _mm256_castsi256_pd(lo));
+}
+
+__m256d Uniforms(__m256i bits) {  // OpenUniform in four lanes
+  const __m256d u = U53ToDouble(_mm256_srli_epi64(bits, 11));
+  return _mm256_mul_pd(_mm256_add_pd(u, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-53));
+}
+
+// lanes: entries 0..lanes-1 of the group (1..4). Returns the mask of the entries written.
+unsigned CommonCase(const ScirSharedShapeTransition& scir, double scale, unsigned lanes,
+                    const std::uint32_t* counts, const std::uint64_t* words, std::size_t stride,
+                    double* theta) {
+  const GammaVariate& gamma = scir.base_gamma();
+  const ZigguratTable& z = kNormalZiggurat;
+  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes), _mm256_set_epi64x(3, 2, 1, 0));
+  // N = 0: u <= 1 - mean (PoissonVariate's shortcut); a NaN or negative theta fails.
+  const __m256d t = _mm256_maskload_pd(theta, live);
+  const __m128i live32 = _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(live, _mm256_set_epi32(7, 7, 7, 7, 6, 4, 2, 0)));
+  const __m256i n =
+      _mm256_cvtepu32_epi64(_mm_maskload_epi32(reinterpret_cast<const int*>(counts), live32));
+  const __m256d base = _mm256_castsi256_pd(_mm256_cmpeq_epi64(n, _mm256_setzero_si256()));
+  __m256d ok = _mm256_and_pd(_mm256_castsi256_pd(live), _mm256_cmp_pd(t, zero, _CMP_GE_OQ));
+  const __m256d mean = _mm256_mul_pd(t, _mm256_set1_pd(scir.decay_over_c()));
+  const __m256d u0 = Uniforms(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words)));
+  ok = _mm256_and_pd(ok, _mm256_cmp_pd(u0, _mm256_sub_pd(one, mean), _CMP_LE_OQ));
+  // The Gamma's constants: Gamma(base shape)'s, or those of shape base + extra >= 1.
+  const __m256d extra = _mm256_mul_pd(_mm256_set1_pd(scale), U53ToDouble(n));
+  const __m256d shape = _mm256_add_pd(_mm256_set1_pd(scir.base_shape()), extra);
+  ok = _mm256_and_pd(ok, _mm256_or_pd(base, _mm256_cmp_pd(shape, one, _CMP_GE_OQ)));
+  const __m256d shape_d = _mm256_sub_pd(shape, _mm256_set1_pd(1.0 / 3.0));
+  const __m256d d = _mm256_blendv_pd(shape_d, _mm256_set1_pd(gamma.d()), base);
+  const __m256d c =
+      _mm256_blendv_pd(_mm256_div_pd(one, _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(9.0), d))),
+                       _mm256_set1_pd(gamma.c()), base);
+  // Ziggurat normal: layer i from the low 8 bits, sign from bit 8, position from the top 53.
+  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + stride));
+  const __m256i layer = _mm256_and_si256(bits, _mm256_set1_epi64x(0xff));
+  const __m256d width = _mm256_i64gather_pd(z.x, layer, 8);
+  const __m256d inner = _mm256_i64gather_pd(z.x + 1, layer, 8);
+  __m256d x = _mm256_mul_pd(
+      _mm256_mul_pd(U53ToDouble(_mm256_srli_epi64(bits, 11)), _mm256_set1_pd(0x1.0p-53)), width);
+  ok = _mm256_and_pd(ok, _mm256_cmp_pd(x, inner, _CMP_LT_OQ));
+  const __m256i sign =
+      _mm256_slli_epi64(_mm256_and_si256(_mm256_srli_epi64(bits, 8), _mm256_set1_epi64x(1)), 63);
+  x = _mm256_xor_pd(x, _mm256_castsi256_pd(sign));
+  // Marsaglia and Tsang: v = (1 + c x)^3 with 1 + c x > 0, accepted by the squeeze.
+  __m256d v = _mm256_add_pd(one, _mm256_mul_pd(c, x));
+  ok = _mm256_and_pd(ok, _mm256_cmp_pd(v, zero, _CMP_GT_OQ));
+  v = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
+  const __m256d u1 =
+      Uniforms(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 2 * stride)));
+  const __m256d x2 = _mm256_mul_pd(x, x);
+  const __m256d squeeze =
+      _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
+  ok = _mm256_and_pd(ok, _mm256_cmp_pd(u1, squeeze, _CMP_LT_OQ));
+  __m256d g = _mm256_mul_pd(d, v);
+  // The boost U^n by binary powering (GammaVariate::IntegerPower's order of multiplies).
+  if (gamma.boost()) {
+    unsigned power = gamma.boost_power();
+    __m256d u = Uniforms(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 3 * stride)));
+    __m256d boost = one;
+    for (; power > 1; power >>= 1) {
+      if (power & 1u) boost = _mm256_mul_pd(boost, u);
+      u = _mm256_mul_pd(u, u);
+    }
+    g = _mm256_blendv_pd(g, _mm256_mul_pd(g, _mm256_mul_pd(boost, u)), base);
+  }
+  __m256d value = _mm256_mul_pd(_mm256_set1_pd(scir.c()), g);
+  value = _mm256_max_pd(value, _mm256_set1_pd(kScirFloor));  // value >= floor ? value : floor
+  _mm256_maskstore_pd(theta, _mm256_castpd_si256(ok), value);
+  return static_cast<unsigned>(_mm256_movemask_pd(ok));
+}
 #endif
 
 }  // namespace
@@ -106,21 +198,27 @@ bool ScirBlockStep(const ScirSharedShapeTransition& scir, const CellStreamKey& k
   std::vector<std::uint64_t> words;
   bool finite = true;
 #ifdef CAROUSEL_SCIR_BLOCK_VECTOR
+  constexpr std::uint32_t kGroup = CAROUSEL_SCIR_BLOCK_VECTOR;
   // The vector case needs the base shape's boost to be an integer power (or no boost).
   const bool vector = scir.base_gamma().boost_power() > 0 || !scir.base_gamma().boost();
+#else
+  constexpr std::uint32_t kGroup = 8;
 #endif
   for (std::size_t r = 0; r < row_ids.size(); ++r) {
     DrawRowWords(key, row_ids[r], columns, words);
     double* t = theta + r * columns;
     const std::uint32_t* n = counts + r * columns;
-    for (std::uint32_t k0 = 0; k0 < columns; k0 += 8) {
-      const std::uint32_t end = std::min(columns, k0 + 8);
+    for (std::uint32_t k0 = 0; k0 < columns; k0 += kGroup) {
+      const std::uint32_t end = std::min(columns, k0 + kGroup);
       unsigned done = 0;  // bit k - k0: entry k was drawn by the common case
-#ifdef CAROUSEL_SCIR_BLOCK_VECTOR
+#if CAROUSEL_SCIR_BLOCK_VECTOR == 8
       if (vector) {
         const auto lanes = static_cast<__mmask8>((1u << (end - k0)) - 1u);
         done = CommonCase(scir, scale, lanes, n + k0, words.data() + k0, stride, t + k0);
       }
+#elif CAROUSEL_SCIR_BLOCK_VECTOR == 4
+      if (vector)
+        done = CommonCase(scir, scale, end - k0, n + k0, words.data() + k0, stride, t + k0);
 #endif
       for (std::uint32_t k = k0; k < end; ++k) {
         if (!(done >> (k - k0) & 1u))

@@ -68,6 +68,8 @@ cleanup() {
   fi
   if [[ $rc == 0 ]]; then
     echo "PASS: $TEST_NAME ($((SECONDS - TEST_START)) s)"
+  elif [[ $rc == 77 ]]; then
+    echo "SKIPPED: $TEST_NAME"
   else
     echo "FAILED: $TEST_NAME (exit $rc after $((SECONDS - TEST_START)) s)" >&2
   fi

@@ -9,10 +9,10 @@
 // DrawRowWords reproduces bit for bit) with key (seed, purpose, iteration) and counter
 // (row, iteration, cell, block). Cells are independent of each other, so the first two
 // blocks of every cell (four 64-bit words, what almost every draw needs) are computed
-// together, eight cells per AVX-512 instruction where the CPU has it, and a cell that
-// needs more (a rejection, a Poisson draw above 0) computes its further blocks alone.
-// The numbers a cell gets depend only on its key and counter, never on the vector width
-// or on which rank draws them (DESIGN.md section 1).
+// together, eight cells per AVX-512 instruction where the CPU has it (two of four with AVX2), and a
+// cell that needs more (a rejection, a Poisson draw above 0) computes its further blocks alone. The
+// numbers a cell gets depend only on its key and counter, never on the vector width or on which
+// rank draws them (DESIGN.md section 1).
 #pragma once
 
 #include <Random123/philox.h>
