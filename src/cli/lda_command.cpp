@@ -32,6 +32,7 @@ struct LdaCommandOptions {
   std::string format = "auto";
   std::string sampler = "scir";
   std::string doc_sampler = "gibbs";
+  std::string topic_word_mean = "assignments";
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
@@ -135,6 +136,10 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--mh-steps", c.mh_steps,
                  "--doc-sampler mh: cycles (a word and a document proposal) per token")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--topic-word-mean", o.topic_word_mean,
+                 "assignments|draws: topic_word.npy averages, at each kept draw, E[phi | the "
+                 "training tokens' topics] = (beta + n_kw) / (V beta + n_k) (Rao-Blackwellised) "
+                 "or the sampler's draw of phi; the chain is the same");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
@@ -172,6 +177,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
   c.doc_sampler = ParseDocSampler(o.doc_sampler);
+  c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
   if (o.step <= 0)
     o.basics.run_config.Resolve("--step", io::FormatReal(h), "the sampler's default");

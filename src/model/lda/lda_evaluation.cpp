@@ -35,6 +35,8 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
       rngs.back().emplace_back(config_.seed, Purpose::kHeldOut, docs.doc_id[d], iteration);
     theta_hat.emplace_back(docs.documents() * K(), 0.0);
   }
+  if (collect && config_.topic_word_mean == TopicWordMean::kAssignments)
+    AddTopicWordMeanOfAssignments();
   std::map<int, std::vector<double>> log_p;  // per row-block: {sample, averaged}
   for (const LdaRowBlock& rb : rows_) log_p[rb.id] = {0.0, 0.0};
 
@@ -71,7 +73,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         const int j = grid_->ColBlockInStratum(rb.id, stratum);
         const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
         view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha);
-        if (collect && pass == 0 && j == rb.id)
+        if (collect && pass == 0 && j == rb.id && config_.topic_word_mean == TopicWordMean::kDraws)
           for (std::size_t e = 0; e < rb.phi_sum.size(); ++e) rb.phi_sum[e] += view_.phi[e];
         TopicTokens& observed = rb.tokens.observed;
         if (pass < passes) {

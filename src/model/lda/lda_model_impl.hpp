@@ -31,7 +31,8 @@ struct LdaRowBlock {
   int id = 0;
   RowBlockTokens tokens;
   std::vector<double> pred_sum;  // per test token: sum over collected evaluations of p(w)
-  // Sum of the collected phi samples of the column block with this row-block's id. Kept
+  // Sum of the collected phi samples (or E[phi | z], LdaConfig::topic_word_mean) of the
+  // column block with this row-block's id. Kept
   // here, where it never moves, rather than with the travelling block: it changes only
   // at evaluations, and every rank sees every column block during an evaluation.
   std::vector<double> phi_sum;
@@ -107,6 +108,7 @@ struct LdaModel::Impl {
   std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
   void UpdateTiles(std::uint64_t t, int stratum);
   void Evaluate(const EvaluationContext& ctx);
+  void AddTopicWordMeanOfAssignments();  // lda_topic_mean.cpp
   std::vector<double> InverseTotal() const;
   std::vector<double> TopicRows(std::size_t first, std::size_t count);
   void StreamTopicWordMean(const TopicRowsSink& sink);

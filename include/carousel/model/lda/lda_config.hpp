@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/lda/lda_mh.hpp"
@@ -11,6 +12,10 @@
 #include "carousel/sampler/topic_word_update.hpp"
 
 namespace carousel {
+
+enum class TopicWordMean { kAssignments, kDraws };
+const char* TopicWordMeanName(TopicWordMean m);
+TopicWordMean ParseTopicWordMean(const std::string& name);  // throws UsageError
 
 struct LdaConfig {
   int topics = 50;
@@ -29,6 +34,11 @@ struct LdaConfig {
   // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
   DocSampler doc_sampler = DocSampler::kGibbs;
   int mh_steps = 2;
+  // What the posterior mean of the topics (topic_word.npy) averages at each kept draw:
+  // E[phi | z] from the training tokens' topic assignments (Rao-Blackwellised), or the
+  // sampler's draws of phi themselves. Either estimates the same posterior mean; the chain
+  // is the same.
+  TopicWordMean topic_word_mean = TopicWordMean::kAssignments;
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;
