@@ -36,7 +36,6 @@ struct LdaCommandOptions {
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
-  bool sweeps_given = false;
   LdaConfig config;
   RunBasics basics{"carousel-lda-out"};
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
@@ -59,26 +58,6 @@ double DefaultLdaStep(SimplexSampler sampler) {
       return 0.02;
   }
   return 0.1;
-}
-
-// Default --sweeps of the Gibbs document sampler: 1 where a tile holds at least half a
-// training token per entry of its topic-word block, else 2. An iteration costs, per rank,
-// its sweeps over the tile's tokens plus one SCIR step of the block (words of the tile x
-// K entries); a second sweep gives the step better counts, which pays where the step is
-// the larger cost. On the KOS validation split (bench/README.md, "One sweep where the
-// tokens outweigh the topic-word block"), at 0.55 tokens per entry (2 ranks) one sweep
-// reached 1900 and 1800 in 0.64-0.67x the time of two and was level from 1500 on; at 1.1
-// (1 rank) it was ahead from 1760 to 1456; at 0.27 (4 ranks) it took about twice the time
-// to 1500. On a generated corpus of 10M tokens (13.8 per entry at 2 ranks, 6.9 at 4) it
-// took 0.69-0.78x the time.
-// Old checkpoints, which do not record it, parse to LdaConfig's 2.
-constexpr double kOneSweepTokensPerEntry = 0.5;
-int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint32_t vocabulary) {
-  const double tiles = c.tiles;
-  const double tokens = c.MinibatchFraction(counts.train_documents) *
-                        static_cast<double>(counts.train_tokens) / (tiles * tiles);
-  const double entries = static_cast<double>(vocabulary) / tiles * c.topics;
-  return tokens >= kOneSweepTokensPerEntry * entries ? 1 : 2;
 }
 
 // Default burn-in: 20 passes over the data, at most half the iterations. An iteration
@@ -125,10 +104,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
-      ->check(CLI::Range(1, 100000))
-      ->default_str(
-          "1 where a tile holds at least half a training token per topic-word entry, else 2 "
-          "(mh: 2)");
+      ->check(CLI::Range(1, 100000));
   app.add_option("--doc-sampler", o.doc_sampler,
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
                  "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
@@ -168,7 +144,6 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   app.get_option("--eval-every")->default_str("5 passes over the data: 5 x --tiles");
   ParseOrThrow(app, args, "carousel lda");
   ResolveChainOptions(app, o.config, o.basics);
-  o.sweeps_given = app.count("--sweeps") > 0;
   if (o.basics.schedule == "default") {
     o.basics.schedule = "cyclic";
     o.basics.run_config.Resolve("--schedule", o.basics.schedule, "the default");
@@ -257,15 +232,6 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                               config.tiles, config.seed, config.topics);
   const Corpus& corpus = loaded.share;
   const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
-  // Recorded like the burn-in, so that a resume keeps it.
-  if (!options.sweeps_given && resume_payload.empty() && config.doc_sampler == DocSampler::kGibbs) {
-    config.sweeps = DefaultLdaSweeps(config, survey.counts, corpus.vocabulary);
-    const std::string value = std::to_string(config.sweeps);
-    options.basics.run_config.Resolve(
-        "--sweeps", value,
-        "the default: 1 where a tile holds at least half a token per topic-word entry, else 2");
-    recorded_args.insert(recorded_args.end(), {"--sweeps", value});
-  }
   const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
 
   const Chain<LdaModel> chain = StartChain<LdaModel>(

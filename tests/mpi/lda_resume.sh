@@ -109,14 +109,6 @@ grep -q '^thin = 20  # resolved' "$T/eval/config.toml" ||
   fail "4 tiles: config.toml does not record --thin 20, following --eval-every"
 ok "default --eval-every of 5 passes (20 at 4 tiles), kept by a resume on 2 ranks"
 
-# (g) So does the default --sweeps, which follows the sizes: 1 here, where a tile of the
-# 300-document minibatch holds about 0.75 training tokens per topic-word entry (a resume
-# that parsed LdaConfig's 2 would sweep twice).
-default_kept_by_resume sweeps --sweeps 1 --corpus "$T/docword.txt" --topics 20 \
-  --minibatch 300 --seed 7 --burn-in 40 --eval-every 20 --eval-sweeps 4 \
-  --checkpoint-every 100 --quiet
-ok "default --sweeps of 1 (a tile holds more than half a token per topic-word entry), kept by a resume on 2 ranks"
-
 # ---------------------------------------------------------------------------------------
 # (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
 # (exit 5, naming what differs).
