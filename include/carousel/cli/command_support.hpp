@@ -100,11 +100,12 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 // keeps it.
 inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
                                   std::uint64_t& burn_in, RunBasics& basics,
-                                  std::vector<std::string>& recorded_args) {
-  burn_in = BurnInOfPasses(passes, tiles, iterations);
-  basics.run_config.Resolve(
-      "--burn-in", std::to_string(burn_in),
-      "the default: " + std::to_string(passes) + " x --tiles, at most half of --iterations");
+                                  std::vector<std::string>& recorded_args,
+                                  BurnInCap cap = kHalfTheRun) {
+  burn_in = BurnInOfPasses(passes, tiles, iterations, cap);
+  basics.run_config.Resolve("--burn-in", std::to_string(burn_in),
+                            "the default: " + std::to_string(passes) + " x --tiles, at most " +
+                                cap.words + " of --iterations");
   recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(burn_in)});
 }
 

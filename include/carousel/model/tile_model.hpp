@@ -64,12 +64,22 @@ ChainOptions ChainOptionsOf(const Config& c) {
           c.seed};
 }
 
+// The longest default burn-in, as the fraction numerator / denominator of the iterations,
+// and its words for config.toml.
+struct BurnInCap {
+  std::uint64_t numerator, denominator;
+  const char* words;
+};
+inline constexpr BurnInCap kHalfTheRun{1, 2, "half"};
+
 // A burn-in of `passes` passes over the data: an iteration works on one stratum, 1/tiles of
-// the data, so passes x tiles iterations; at most half of the iterations, so that a short
-// run keeps draws.
-inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations) {
+// the data, so passes x tiles iterations; at most `cap` of the iterations (by default half),
+// so that a short run keeps draws.
+inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
+                                    BurnInCap cap = kHalfTheRun) {
   const std::uint64_t burn_in = passes * static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
-  return burn_in < iterations / 2 ? burn_in : iterations / 2;
+  const std::uint64_t most = iterations * cap.numerator / cap.denominator;
+  return burn_in < most ? burn_in : most;
 }
 
 // What a model may ask of the run it is part of; fixed when the model is attached.
