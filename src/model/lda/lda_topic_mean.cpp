@@ -44,8 +44,9 @@ void CountTile(const TopicTokens& train, int j, std::size_t topics, std::uint32_
 // n_kw of column block j sums the tiles (i, j) of every row-block i, held by the ranks of
 // those row-blocks; the sum is needed where phi_sum of j lives, with row-block j. One
 // stratum at a time, each row-block counts its tile of the stratum and sends it there, so
-// no rank holds more than its row-blocks' blocks at once; in a stratum every column block
-// is some row-block's, so each owner receives one tile per row-block it holds. The sums
+// a rank holds the counts of a few column blocks at a time, never of the whole vocabulary;
+// in a stratum every column block is some row-block's, so each owner receives one tile per
+// row-block it holds. The sums
 // are of integers, exact in any order, and n_k is an OrderedSum: the result does not
 // depend on the rank count.
 void LdaModel::Impl::AddTopicWordMeanOfAssignments() {
