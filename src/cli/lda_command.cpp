@@ -32,7 +32,11 @@ struct LdaCommandOptions {
   std::string format = "auto";
   std::string sampler = "scir";
   std::string doc_sampler = "gibbs";
-  std::string topic_word_mean = "assignments";
+  // Not given: a fresh run resolves it to "assignments" and records it in the checkpoints'
+  // command line; a checkpoint that does not record it was written when the draws were
+  // averaged, so its resume keeps "draws".
+  std::string topic_word_mean = "draws";
+  bool topic_word_mean_given = false;
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
@@ -60,20 +64,25 @@ double DefaultLdaStep(SimplexSampler sampler) {
   return 0.1;
 }
 
-// Default burn-in: 20 passes over the data, at most half the iterations. An iteration
+// Default burn-in: 20 passes over the data, but at least half and at most 3/4 of the
+// iterations (below). An iteration
 // samples each document in one of its tiles, so a pass is --tiles iterations. On the KOS
 // validation split (bench/README.md, "LDA burn-in in passes") 20 passes reached perplexity
 // 1500 (and 1400 where reached) as soon as any burn-in tried at 1, 2 and 4 tiles; the fixed
 // 100 iterations of before started the averages late at 1 and 2 tiles, long after the
 // chain had settled.
 constexpr std::uint64_t kLdaBurnInPasses = 20;
-// At most 3/4 of the iterations: with the topics averaged from the assignments
-// (--topic-word-mean), a short run does better to leave out more of its early draws. On
-// the validation split a run of 14 to 80 iterations at 2 tiles scored the same or lower
-// than with at most half (1895.0 against 1937.5 at 14, 1652.0 against 1680.6 at 30, 1513.3
-// against 1517.3 at 80), and likewise at 1 and 4 tiles; keeping only the last draw was worse
-// again from 50 iterations on (bench/README.md, "Topics from the assignments").
-constexpr BurnInCap kLdaBurnInCap{3, 4, "3/4"};
+// With the topics averaged from the assignments (--topic-word-mean), each draw is less
+// noisy, so averaging fewer, later draws pays: at least half the run (as in Gelman et al.'s
+// rule of discarding the first half) and at most 3/4 of it. On the KOS validation split
+// (bench/README.md, "Topics from the assignments") half the run scored the same or lower
+// than the 20 passes from 100 to 500 iterations at 2 and 4 tiles (2 tiles, 300 iterations:
+// 1400.4 against 1411.5) and at 100 at 1 tile (1425.3 against 1433.2; 1390.7 against 1388.5
+// at 300), and 518.2 against 522.1 after 300 iterations on a generated validation corpus of
+// 10M tokens; 3/4 of a short run (14 to 80 iterations at 2 tiles) beat half of it (1895.0
+// against 1937.5 at 14, 1652.0 against 1680.6 at 30), and at 1 and 4 tiles likewise.
+constexpr RunFraction kLdaBurnInAtMost{3, 4, "3/4"};
+constexpr RunFraction kLdaBurnInAtLeast{1, 2, "half"};
 // Checkpoints written before the burn-in followed the tiles omit it where it was the
 // default of then, min(100, iterations / 2); their command line must parse to that value.
 constexpr std::uint64_t kBurnInOfUnrecordedCheckpoints = 100;
@@ -122,7 +131,8 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--topic-word-mean", o.topic_word_mean,
                  "assignments|draws: topic_word.npy averages, at each kept draw, E[phi | the "
                  "training tokens' topics] = (beta + n_kw) / (V beta + n_k) (Rao-Blackwellised) "
-                 "or the sampler's draw of phi; the chain is the same");
+                 "or the sampler's draw of phi; the chain is the same")
+      ->default_str("assignments");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
@@ -144,8 +154,8 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   o.config.burn_in = kBurnInOfUnrecordedCheckpoints;
   app.get_option("--burn-in")
       ->description(
-          "iterations before samples enter the posterior averages (by default at most 3/4 "
-          "of --iterations)")
+          "iterations before samples enter the posterior averages (by default at least half "
+          "and at most 3/4 of --iterations)")
       ->default_str("20 passes over the data: 20 x --tiles");
   // A fresh run resolves it from the tiles (kLdaEvalEveryPasses, in RunLdaCommand).
   app.get_option("--eval-every")->default_str("5 passes over the data: 5 x --tiles");
@@ -160,6 +170,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   c.sampler = ParseSimplexSampler(o.sampler);
   c.doc_sampler = ParseDocSampler(o.doc_sampler);
   c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
+  o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
   if (o.step <= 0)
     o.basics.run_config.Resolve("--step", io::FormatReal(h), "the sampler's default");
@@ -228,9 +239,14 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   std::vector<std::string> recorded_args = options.argv;
+  if (!options.topic_word_mean_given && resume_payload.empty()) {
+    config.topic_word_mean = TopicWordMean::kAssignments;
+    options.basics.run_config.Resolve("--topic-word-mean", "assignments", "the default");
+    recorded_args.insert(recorded_args.end(), {"--topic-word-mean", "assignments"});
+  }
   if (!options.basics.burn_in_given && resume_payload.empty())
     ResolveBurnInOfPasses(kLdaBurnInPasses, config.tiles, config.iterations, config.burn_in,
-                          options.basics, recorded_args, kLdaBurnInCap);
+                          options.basics, recorded_args, kLdaBurnInAtMost, kLdaBurnInAtLeast);
   if (!options.basics.eval_every_given && resume_payload.empty())
     ResolveEvalEveryOfPasses(kLdaEvalEveryPasses, config.tiles, config.eval_every, config.thin,
                              options.basics, recorded_args);

@@ -95,6 +95,9 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
   c.eval_sweeps = 1;
   c.seed = 11;
   c.test_fraction = 0.0;
+  // The draws of phi themselves: with one topic E[phi | z] is the exact posterior mean at
+  // every iteration, which says nothing about SCIR.
+  c.topic_word_mean = TopicWordMean::kDraws;
   LdaModel model(c, corpus);
   TileEngine engine(*comm, model, c.chain());
   EngineCallbacks callbacks;

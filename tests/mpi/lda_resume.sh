@@ -13,7 +13,9 @@ ITERATIONS=1500
 # A synthetic corpus and enough iterations for a run of a few seconds (about 2 s on 2 idle
 # cores), so it can be interrupted with a wide margin even on a loaded machine; the
 # interruptions come after the burn-in, so the posterior sums (phi, the documents' topic
-# proportions, held-out predictions) are part of the restored state.
+# proportions, held-out predictions) are part of the restored state. RUN leaves
+# --topic-word-mean to its default, which a fresh run records for its resumes (without
+# the record a resume would average the draws of phi, and topic_word.npy would differ).
 write_uci_corpus "$T/docword.txt" 2000 500 20 100 5
 RUN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7
   --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4
@@ -96,10 +98,11 @@ default_kept_by_resume() {
   same_lda_outputs "$T/$name-ref" "$T/$name" "default $option of a 4-tile run, resumed on 2 ranks"
 }
 
-# (e) The default burn-in follows the tiles: 20 passes, 20 x 4 = 80 at 4 tiles.
-default_kept_by_resume burn --burn-in 80 --corpus "$T/docword.txt" --topics 20 --minibatch 300 \
+# (e) The default burn-in follows the tiles and the run: 20 passes (20 x 4 = 80 at 4 tiles),
+# at least half of the 200 iterations: 100, which the resume to 300 keeps.
+default_kept_by_resume burn --burn-in 100 --corpus "$T/docword.txt" --topics 20 --minibatch 300 \
   --seed 7 --eval-every 20 --eval-sweeps 4 --checkpoint-every 100 --quiet
-ok "default burn-in of 20 passes (80 at 4 tiles), kept by a resume on 2 ranks"
+ok "default burn-in (half of 200 iterations at 4 tiles), kept by a resume on 2 ranks"
 
 # (f) So does the default --eval-every, 5 passes (20 at 4 tiles), and --thin with it (a
 # resume that parsed the old default 50 would keep other draws).

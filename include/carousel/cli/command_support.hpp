@@ -101,11 +101,14 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
                                   std::uint64_t& burn_in, RunBasics& basics,
                                   std::vector<std::string>& recorded_args,
-                                  BurnInCap cap = kHalfTheRun) {
-  burn_in = BurnInOfPasses(passes, tiles, iterations, cap);
+                                  RunFraction most = kHalfTheRun,
+                                  RunFraction least = kNoneOfTheRun) {
+  burn_in = BurnInOfPasses(passes, tiles, iterations, most, least);
+  const std::string floor =
+      least.numerator > 0 ? std::string(", at least ") + least.words + " and" : std::string(",");
   basics.run_config.Resolve("--burn-in", std::to_string(burn_in),
-                            "the default: " + std::to_string(passes) + " x --tiles, at most " +
-                                cap.words + " of --iterations");
+                            "the default: " + std::to_string(passes) + " x --tiles" + floor +
+                                " at most " + most.words + " of --iterations");
   recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(burn_in)});
 }
 

@@ -64,22 +64,25 @@ ChainOptions ChainOptionsOf(const Config& c) {
           c.seed};
 }
 
-// The longest default burn-in, as the fraction numerator / denominator of the iterations,
-// and its words for config.toml.
-struct BurnInCap {
+// A fraction numerator / denominator of a run's iterations, and its words for config.toml.
+struct RunFraction {
   std::uint64_t numerator, denominator;
   const char* words;
+  std::uint64_t Of(std::uint64_t iterations) const { return iterations * numerator / denominator; }
 };
-inline constexpr BurnInCap kHalfTheRun{1, 2, "half"};
+inline constexpr RunFraction kNoneOfTheRun{0, 1, "none"};
+inline constexpr RunFraction kHalfTheRun{1, 2, "half"};
 
 // A burn-in of `passes` passes over the data: an iteration works on one stratum, 1/tiles of
-// the data, so passes x tiles iterations; at most `cap` of the iterations (by default half),
-// so that a short run keeps draws.
+// the data, so passes x tiles iterations; raised to at least `least` of the iterations
+// (by default no floor) and at most `most` of them (by default half), so that a short run
+// keeps draws.
 inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
-                                    BurnInCap cap = kHalfTheRun) {
-  const std::uint64_t burn_in = passes * static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
-  const std::uint64_t most = iterations * cap.numerator / cap.denominator;
-  return burn_in < most ? burn_in : most;
+                                    RunFraction most = kHalfTheRun,
+                                    RunFraction least = kNoneOfTheRun) {
+  std::uint64_t burn_in = passes * static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
+  if (burn_in < least.Of(iterations)) burn_in = least.Of(iterations);
+  return burn_in < most.Of(iterations) ? burn_in : most.Of(iterations);
 }
 
 // What a model may ask of the run it is part of; fixed when the model is attached.
