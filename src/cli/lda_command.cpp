@@ -66,10 +66,10 @@ double DefaultLdaStep(SimplexSampler sampler) {
 
 // Default burn-in: 20 passes over the data, but at least half and at most 3/4 of the
 // iterations (below). An iteration samples each document in one of its tiles, so a pass is
-// --tiles iterations. On the KOS validation split (bench/README.md, "LDA burn-in in passes") 20 passes reached perplexity
-// 1500 (and 1400 where reached) as soon as any burn-in tried at 1, 2 and 4 tiles; the fixed
-// 100 iterations of before started the averages late at 1 and 2 tiles, long after the
-// chain had settled.
+// --tiles iterations. On the KOS validation split (bench/README.md, "LDA burn-in in
+// passes") 20 passes reached perplexity 1500 (and 1400 where reached) as soon as any
+// burn-in tried at 1, 2 and 4 tiles; the fixed 100 iterations of before started the
+// averages late at 1 and 2 tiles, long after the chain had settled.
 constexpr std::uint64_t kLdaBurnInPasses = 20;
 // With the topics averaged from the assignments (--topic-word-mean), each draw is less
 // noisy, so averaging fewer, later draws pays: at least half the run (as in Gelman et al.'s
