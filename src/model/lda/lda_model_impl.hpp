@@ -32,9 +32,9 @@ struct LdaRowBlock {
   RowBlockTokens tokens;
   std::vector<double> pred_sum;  // per test token: sum over collected evaluations of p(w)
   // Sum of the collected phi samples (or E[phi | z], LdaConfig::topic_word_mean) of the
-  // column block with this row-block's id. Kept
-  // here, where it never moves, rather than with the travelling block: it changes only
-  // at evaluations, and every rank sees every column block during an evaluation.
+  // column block with this row-block's id. Kept here, where it never moves, rather than
+  // with the travelling block: it changes only at evaluations, and every rank sees every
+  // column block during an evaluation.
   std::vector<double> phi_sum;
   // Per document x K: sum over the collected evaluations of theta_hat_d, for the training
   // documents (train.tokens order) and the held-out ones (observed.tokens order).

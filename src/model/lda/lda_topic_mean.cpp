@@ -13,10 +13,6 @@
 
 namespace carousel {
 
-const char* TopicWordMeanName(TopicWordMean m) {
-  return m == TopicWordMean::kDraws ? "draws" : "assignments";
-}
-
 TopicWordMean ParseTopicWordMean(const std::string& name) {
   if (name == "assignments") return TopicWordMean::kAssignments;
   if (name == "draws") return TopicWordMean::kDraws;

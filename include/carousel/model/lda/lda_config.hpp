@@ -14,7 +14,6 @@
 namespace carousel {
 
 enum class TopicWordMean { kAssignments, kDraws };
-const char* TopicWordMeanName(TopicWordMean m);
 TopicWordMean ParseTopicWordMean(const std::string& name);  // throws UsageError
 
 struct LdaConfig {
