@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace carousel {
 namespace {
@@ -18,6 +19,19 @@ TEST(KeyedRng, EveryKeyPartMatters) {
   EXPECT_NE(base, KeyedStream(5, Purpose::kNoiseCol, 1234, 77).uniform());
   EXPECT_NE(base, KeyedStream(5, Purpose::kNoiseRow, 1235, 77).uniform());
   EXPECT_NE(base, KeyedStream(5, Purpose::kNoiseRow, 1234, 78).uniform());
+}
+
+// FillUniform hands out the numbers of uniform(), in order, wherever in a block it starts
+// and however many it takes; a stream used both ways stays on one sequence.
+TEST(KeyedRng, FillUniformContinuesTheStream) {
+  KeyedStream one_by_one(9, Purpose::kGibbs, 42, 3), filled(9, Purpose::kGibbs, 42, 3);
+  std::vector<double> buffer;
+  for (std::size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 0, 16, 1, 30}) {
+    buffer.assign(n, -1.0);
+    filled.FillUniform(buffer.data(), n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buffer[i], one_by_one.uniform()) << n << " " << i;
+    ASSERT_EQ(filled.bits(), one_by_one.bits());  // and single draws continue after it
+  }
 }
 
 // Moments of n draws against their exact values, within 5 standard errors.

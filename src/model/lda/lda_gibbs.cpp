@@ -2,6 +2,10 @@
 
 #include <limits>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace carousel {
 
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
@@ -61,6 +65,8 @@ void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::
       present_.push_back(k);
     }
   const auto K = static_cast<std::size_t>(topics_);
+  uniforms_.resize(n);
+  rng.FillUniform(uniforms_.data(), n);
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 1 < n) {  // the next token's phi row is a likely cache miss: start loading it
       const char* next = reinterpret_cast<const char*>(view.Row(word[i + 1]));
@@ -90,7 +96,7 @@ void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::
       lane[l] += weight_[p];
     }
     const double document_mass = (lane[0] + lane[1]) + (lane[2] + lane[3]);
-    double u = rng.uniform() * (document_mass + view.smoothing[word[i]]);
+    double u = uniforms_[i] * (document_mass + view.smoothing[word[i]]);
     int chosen = -1;
     if (u < document_mass) {
       // Scan until the running sum passes u (about half the list on average); rounding
