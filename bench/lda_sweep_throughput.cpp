@@ -1,4 +1,6 @@
-// Token visits per second of LDA's per-document Gibbs kernel alone (DocumentGibbs::Sweep),
+// Token visits per second of LDA's per-document kernels alone (DocumentGibbs::Sweep, or
+// DocumentMh::Sweep with --mh-steps S; every alias table is rebuilt each second sweep, as
+// training rebuilds them each iteration),
 // on a real corpus and a real run's topics, one core, without the engine around it.
 //
 // Why a separate benchmark: a whole `carousel lda` run mixes the kernel with SCIR's update,
@@ -14,7 +16,7 @@
 // Every sweep adds its tokens' topics to a word-topic count table, as training's kept
 // sweeps do.
 //
-// Usage: lda_sweep_throughput CORPUS TOPIC_WORD.npy [--repeats R] [--alpha A]
+// Usage: lda_sweep_throughput CORPUS TOPIC_WORD.npy [--repeats R] [--alpha A] [--mh-steps S]
 //   CORPUS: UCI or LDA-C; TOPIC_WORD.npy: K x V float64, e.g. a `carousel lda` run's output.
 #include <algorithm>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/model/lda/lda_gibbs.hpp"
+#include "carousel/model/lda/lda_mh.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 using namespace carousel;
@@ -59,16 +62,32 @@ Tokens Expand(const Corpus& corpus, int topics) {
   return t;
 }
 
+// The kernel under test: Gibbs, or Metropolis-Hastings with `mh_steps` cycles per token.
+struct Kernel {
+  Kernel(int topics, int mh_steps) : gibbs(topics), mh(topics, mh_steps > 0 ? mh_steps : 1),
+                                     use_mh(mh_steps > 0) {}
+  DocumentGibbs gibbs;
+  DocumentMh mh;
+  WordProposals proposals;
+  bool use_mh;
+};
+
 // One sweep over every document; returns its seconds.
-double SweepAll(Tokens& t, int topics, const TopicWordView& view, DocumentGibbs& gibbs,
+double SweepAll(Tokens& t, int topics, const TopicWordView& view, Kernel& kernel,
                 std::vector<std::uint32_t>& counts, std::uint64_t sweep) {
   const auto begin = std::chrono::steady_clock::now();
+  if (kernel.use_mh && sweep % 2 == 0) kernel.proposals.Reset(view);
   const std::size_t documents = t.start.size() - 1;
   for (std::size_t d = 0; d < documents; ++d) {
     KeyedStream rng(2, Purpose::kTest, d, sweep);
-    gibbs.Sweep(t.word.data() + t.start[d], t.topic.data() + t.start[d],
-                t.start[d + 1] - t.start[d], t.doc_topic.data() + d * topics, view, rng,
-                counts.data());
+    std::uint16_t* z = t.topic.data() + t.start[d];
+    const std::size_t n = t.start[d + 1] - t.start[d];
+    std::uint32_t* doc_topic = t.doc_topic.data() + d * topics;
+    if (kernel.use_mh)
+      kernel.mh.Sweep(t.word.data() + t.start[d], z, n, z, n, doc_topic, view, kernel.proposals,
+                      rng, counts.data());
+    else
+      kernel.gibbs.Sweep(t.word.data() + t.start[d], z, n, doc_topic, view, rng, counts.data());
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
@@ -94,11 +113,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CORPUS TOPIC_WORD.npy [--repeats R] [--alpha A]\n", argv[0]);
     return 2;
   }
-  int repeats = 5;
+  int repeats = 5, mh_steps = 0;
   double alpha = 0.1;
   for (int a = 3; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--repeats")) repeats = std::stoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--alpha")) alpha = std::stod(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--mh-steps")) mh_steps = std::stoi(argv[a + 1]);
   }
   const Corpus corpus = io::ReadCorpus(argv[1]);
   const io::NpyArray npy = io::ReadNpy(argv[2]);
@@ -116,7 +136,7 @@ int main(int argc, char** argv) {
   TopicWordView view;
   view.Assign(theta.data(), V, K, inverse_total.data(), alpha);
 
-  DocumentGibbs gibbs(K);
+  Kernel kernel(K, mh_steps);
   std::vector<std::uint32_t> counts(V * K, 0);
   double cold = 1e300, warm = 1e300, cold_topics = 0, warm_topics = 0;
   std::size_t tokens = 0;
@@ -125,16 +145,18 @@ int main(int argc, char** argv) {
     Tokens t = Expand(corpus, K);
     tokens = t.word.size();
     cold_topics = MeanTopicsPerDocument(t);
-    cold = std::min(cold, SweepAll(t, K, view, gibbs, counts, 0) +
-                              SweepAll(t, K, view, gibbs, counts, 1));
-    for (std::uint64_t s = 2; s < 20; ++s) SweepAll(t, K, view, gibbs, counts, s);
+    cold = std::min(cold, SweepAll(t, K, view, kernel, counts, 0) +
+                              SweepAll(t, K, view, kernel, counts, 1));
+    for (std::uint64_t s = 2; s < 20; ++s) SweepAll(t, K, view, kernel, counts, s);
     warm_topics = MeanTopicsPerDocument(t);
     double seconds = 0;
-    for (std::uint64_t s = 20; s < 24; ++s) seconds += SweepAll(t, K, view, gibbs, counts, s);
+    for (std::uint64_t s = 20; s < 24; ++s) seconds += SweepAll(t, K, view, kernel, counts, s);
     warm = std::min(warm, seconds / 2);  // per two sweeps, as cold
     fingerprint = Fingerprint(t.topic);
   }
-  std::printf("tokens %zu, K %d, best of %d\n", tokens, K, repeats);
+  std::printf("%s, tokens %zu, K %d, best of %d\n",
+              mh_steps > 0 ? ("mh, " + std::to_string(mh_steps) + " steps").c_str() : "gibbs",
+              tokens, K, repeats);
   std::printf("cold: %.2fM token visits/s (%.1f ns each), %.1f topics per document at the start\n",
               2 * tokens / cold / 1e6, cold * 1e9 / (2 * tokens), cold_topics);
   std::printf("warm: %.2fM token visits/s (%.1f ns each), %.1f topics per document\n",

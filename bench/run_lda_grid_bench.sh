@@ -12,7 +12,9 @@
 #   e.g.  bash bench/run_lda_grid_bench.sh "50 100 150 300" --eval-every 50
 # Env: CAROUSEL_BIN (default build/carousel), CAROUSEL_RANKS (thread ranks, default 2),
 #   CAROUSEL_GRID_CORPUS (a UCI corpus to use instead of the KOS validation split),
-#   CAROUSEL_BENCH_OUT. Appends one line per run to $CAROUSEL_BENCH_OUT/lda_grid/runs.txt.
+#   CAROUSEL_GRID_SEED (another --seed for the chains: repeats of the same comparison; as the
+#   split of a run depends on its seed, such runs read the validation training documents
+#   alone and hold none out, --test-fraction 0), CAROUSEL_BENCH_OUT. Appends one line per run to $CAROUSEL_BENCH_OUT/lda_grid/runs.txt.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 data=${CAROUSEL_SHARED_DATA:-$root/../shared/data}/kos
@@ -42,14 +44,30 @@ if [[ ! -f $out/heldout_docs.txt ]]; then
     --heldout-out "$out/heldout_docs.txt" >&2
 fi
 
+# Chains of another seed: the training documents of the seed-1 split alone, as UCI (the same
+# header but NNZ; the held-out documents stay as empty ones, which carousel skips).
+run_corpus=$corpus
+split_opts=(--seed 1 --test-fraction 0.1)
+if [[ -n ${CAROUSEL_GRID_SEED:-} ]]; then
+  run_corpus=$out/validation_train_only.txt
+  if [[ ! -f $run_corpus ]]; then
+    awk 'NR == FNR { if (!/^#/ && NF) held[$1 + 1] = 1; next }
+      FNR <= 3 { h[FNR] = $0; next } !($1 in held) { kept[++n] = $0 }
+      END { print h[1]; print h[2]; print n; for (i = 1; i <= n; i++) print kept[i] }' \
+      "$out/validation_split/heldout.txt" "$corpus" >"$run_corpus.tmp"
+    mv "$run_corpus.tmp" "$run_corpus"
+  fi
+  split_opts=(--seed "$CAROUSEL_GRID_SEED" --test-fraction 0)
+fi
+
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%6s %12s %12s %10s   (%d ranks; options: %s)\n" N training_s process_s perplexity \
   "$ranks" "${*:-none}"
 for n in $grid; do
   dir=$out/run-$n
   start=$(date +%s.%N)
-  if ! CAROUSEL_RANKS=$ranks "$bin" lda --corpus "$corpus" --topics 50 --seed 1 \
-    --test-fraction 0.1 --iterations "$n" "$@" --quiet --overwrite --out "$dir" >"$dir.log" 2>&1; then
+  if ! CAROUSEL_RANKS=$ranks "$bin" lda --corpus "$run_corpus" --topics 50 "${split_opts[@]}" \
+    --iterations "$n" "$@" --quiet --overwrite --out "$dir" >"$dir.log" 2>&1; then
     printf "%6s   carousel failed: %s\n" "$n" "$(grep -m1 error "$dir.log" || tail -1 "$dir.log")"
     continue
   fi
