@@ -32,6 +32,7 @@ struct LdaCommandOptions {
   std::string format = "auto";
   std::string sampler = "scir";
   std::string doc_sampler = "gibbs";
+  std::string initial_topics = "prior";
   // Not given: a fresh run resolves it to "assignments" and records it in the checkpoints'
   // command line; a checkpoint that does not record it was written when the draws were
   // averaged, so its resume keeps "draws".
@@ -132,6 +133,11 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
                  "training tokens' topics] = (beta + n_kw) / (V beta + n_k) (Rao-Blackwellised) "
                  "or the sampler's draw of phi; the chain is the same")
       ->default_str("assignments");
+  app.add_option("--initial-topics", o.initial_topics,
+                 "prior|uniform: the first topic of each token, drawn from the model's prior "
+                 "(a document starts with few topics, as its posterior has them, and the "
+                 "first sweeps run faster) or uniformly")
+      ->default_str("prior");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
@@ -168,6 +174,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
   c.doc_sampler = ParseDocSampler(o.doc_sampler);
+  c.initial_topics = ParseInitialTopics(o.initial_topics);
   c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "lda_kernel_check.hpp"
 #include "test_corpus.hpp"
 
 namespace carousel {
@@ -126,7 +128,7 @@ void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int
   std::vector<int> seen(c.documents, 0);
   std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
   for (int i = 0; i < blocks; ++i) {
-    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, i, topics, seed);
+    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1);
     for (const TileTokens* t : {&rb.train.tokens, &rb.observed.tokens, &rb.test}) {
       ASSERT_EQ(t->blocks, blocks);
       ASSERT_EQ(t->tile_start.size(), t->documents() * static_cast<std::size_t>(blocks) + 1);
@@ -220,6 +222,8 @@ TEST(BuildRowBlockTokens, GroupsTokensSplitsTestTokensAndKeysTopics) {
 // would catch a stream keyed by row-block or local index even if the test's idea of the
 // key were wrong.)
 TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
+  for (InitialTopics init : {InitialTopics::kPrior, InitialTopics::kUniform}) {
+  SCOPED_TRACE(InitialTopicsName(init));
   const Corpus c = RandomCorpus(200, 30, 0, 3);
   const std::uint64_t seed = 9;
   const auto roles = ChooseDocumentRoles(c, 0.0, seed);
@@ -227,13 +231,13 @@ TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
   const TileGrid one(c.documents, c.vocabulary, 1, seed);
   const TileGrid four(c.documents, c.vocabulary, 4, seed);
   std::map<std::uint32_t, std::vector<Token>> whole;  // document -> tokens in file order
-  const RowBlockTokens all = BuildRowBlockTokens(c, roles, one, 0, topics, seed);
+  const RowBlockTokens all = BuildRowBlockTokens(c, roles, one, 0, topics, seed, init, 0.1);
   for (std::size_t ld = 0; ld < all.train.tokens.documents(); ++ld)
     whole[all.train.tokens.doc_id[ld]] = TileOf(all.train.tokens, &all.train.topic, one, ld, 0);
   ASSERT_EQ(whole.size(), c.documents);
   std::size_t documents = 0;
   for (int i = 0; i < 4; ++i) {
-    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, four, i, topics, seed);
+    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, four, i, topics, seed, init, 0.1);
     for (std::size_t ld = 0; ld < rb.train.tokens.documents(); ++ld, ++documents) {
       const std::uint32_t d = rb.train.tokens.doc_id[ld];
       for (int j = 0; j < 4; ++j) {
@@ -247,24 +251,69 @@ TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
   }
   EXPECT_EQ(documents, c.documents);
   // Another seed gives other topics (the seed reaches the stream).
-  const RowBlockTokens other = BuildRowBlockTokens(c, roles, one, 0, topics, seed + 1);
+  const RowBlockTokens other = BuildRowBlockTokens(c, roles, one, 0, topics, seed + 1, init, 0.1);
   EXPECT_NE(other.train.topic, all.train.topic);
+  }
+}
+
+// kPrior draws each document's topics from p(z_d | alpha), the symmetric
+// Dirichlet-multinomial. Then the count of any one topic in a document of n tokens is
+// BetaBinomial(n, alpha, (K - 1) alpha); over many documents, Pearson's chi-square of the
+// counts of topic 0, and of topic K - 1 (the top end of the uniform branch's rounding),
+// must not reject at kRejectP. Negative control: uniform topics give Binomial(n, 1 / K)
+// counts, which it rejects. (A urn with the wrong new-topic weight, i / (i + alpha),
+// failed this test when tried.)
+TEST(BuildRowBlockTokens, PriorTopicsFollowTheDirichletMultinomial) {
+  const std::uint32_t documents = 20000, words = 12;
+  const int topics = 10;
+  const double alpha = 0.3;
+  std::vector<Doc> docs(documents, Doc{{0, 5}, {1, 4}, {2, 3}});  // 12 tokens each
+  const Corpus c = MakeCorpus(docs, words);
+  const auto roles = ChooseDocumentRoles(c, 0.0, 1);
+  const TileGrid grid(c.documents, c.vocabulary, 1, 1);
+  const double n = 12, a = alpha, b = (topics - 1) * alpha;
+  std::vector<double> pmf(13);
+  for (int x = 0; x <= 12; ++x)  // C(n, x) B(x + a, n - x + b) / B(a, b)
+    pmf[x] = std::exp(std::lgamma(n + 1) - std::lgamma(x + 1.0) - std::lgamma(n - x + 1) +
+                      std::lgamma(x + a) + std::lgamma(n - x + b) - std::lgamma(n + a + b) -
+                      std::lgamma(a) - std::lgamma(b) + std::lgamma(a + b));
+  auto test = [&](InitialTopics init, int topic) {
+    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, 0, topics, 7, init, alpha);
+    std::vector<double> histogram(13, 0.0);
+    for (std::size_t ld = 0; ld < rb.train.tokens.documents(); ++ld)
+      histogram[rb.train.DocTopic(ld)[topic]] += 1.0;
+    return lda_check::Pearson(histogram, pmf, documents);
+  };
+  for (int topic : {0, topics - 1}) {
+    const lda_check::ChiSquare prior = test(InitialTopics::kPrior, topic);
+    EXPECT_GT(prior.p, lda_check::kRejectP) << "topic " << topic << ": chi2 " << prior.statistic;
+    const lda_check::ChiSquare uniform = test(InitialTopics::kUniform, topic);
+    EXPECT_LT(uniform.p, lda_check::kRejectP) << "topic " << topic << ": the control passed";
+    std::cout << "  topic " << topic << ": prior chi2 " << prior.statistic << " (p " << prior.p
+              << "), uniform chi2 " << uniform.statistic << " (p " << uniform.p << ")\n";
+  }
+}
+
+TEST(InitialTopics, NamesParseBack) {
+  for (InitialTopics init : {InitialTopics::kPrior, InitialTopics::kUniform})
+    EXPECT_EQ(ParseInitialTopics(InitialTopicsName(init)), init);
+  EXPECT_THROW(ParseInitialTopics("random"), Error);
 }
 
 TEST(BuildRowBlockTokens, RecountDocTopicAndTopicRange) {
   const Corpus c = RandomCorpus(50, 20, 0, 4);
   const auto roles = ChooseDocumentRoles(c, 0.0, 1);
   const TileGrid grid(c.documents, c.vocabulary, 2, 1);
-  RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, 1, 5, 1);
+  RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, 1, 5, 1, InitialTopics::kPrior, 0.1);
   const auto before = rb.train.doc_topic;
   for (auto& z : rb.train.topic) z = static_cast<std::uint16_t>((z + 1) % 5);
   rb.train.RecountDocTopic();
   for (std::size_t ld = 0; ld < rb.train.tokens.documents(); ++ld)
     for (int k = 0; k < 5; ++k)
       EXPECT_EQ(rb.train.DocTopic(ld)[k], before[ld * 5 + static_cast<std::size_t>((k + 4) % 5)]);
-  EXPECT_THROW(BuildRowBlockTokens(c, roles, grid, 0, 0, 1), Error);
-  EXPECT_THROW(BuildRowBlockTokens(c, roles, grid, 0, 65536, 1), Error);
-  EXPECT_NO_THROW(BuildRowBlockTokens(c, roles, grid, 0, 65535, 1));
+  EXPECT_THROW(BuildRowBlockTokens(c, roles, grid, 0, 0, 1, InitialTopics::kPrior, 0.1), Error);
+  EXPECT_THROW(BuildRowBlockTokens(c, roles, grid, 0, 65536, 1, InitialTopics::kPrior, 0.1), Error);
+  EXPECT_NO_THROW(BuildRowBlockTokens(c, roles, grid, 0, 65535, 1, InitialTopics::kPrior, 0.1));
 }
 
 }  // namespace

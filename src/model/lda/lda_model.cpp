@@ -69,7 +69,8 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   for (int i : run.row_blocks) {
     LdaRowBlock rb;
     rb.id = i;
-    rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed);
+    rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed,
+                                    config_.initial_topics, config_.alpha);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
     rb.train_theta_sum.assign(rb.tokens.train.tokens.documents() * K(), 0.0);

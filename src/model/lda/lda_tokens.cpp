@@ -5,6 +5,33 @@
 
 namespace carousel {
 
+const char* InitialTopicsName(InitialTopics init) {
+  return init == InitialTopics::kUniform ? "uniform" : "prior";
+}
+
+InitialTopics ParseInitialTopics(const std::string& name) {
+  if (name == "prior") return InitialTopics::kPrior;
+  if (name == "uniform") return InitialTopics::kUniform;
+  throw UsageError("--initial-topics", "expected prior or uniform, got '" + name + "'");
+}
+
+namespace {
+
+// The initial topic of a document's token at `position` (0, 1, ...), given the topics of
+// the tokens before it (urn): see InitialTopics.
+std::uint16_t InitialTopic(KeyedStream& rng, InitialTopics init, int topics, double alpha,
+                           const std::vector<std::uint16_t>& urn) {
+  if (init == InitialTopics::kUniform)
+    return static_cast<std::uint16_t>(rng.below(static_cast<unsigned>(topics)));
+  const double earlier = static_cast<double>(urn.size());
+  const double u = rng.uniform() * (earlier + topics * alpha);
+  if (u < earlier) return urn[static_cast<std::size_t>(u)];  // u < earlier: index in range
+  const auto k = static_cast<int>((u - earlier) / alpha);
+  return static_cast<std::uint16_t>(k < topics ? k : topics - 1);  // rounding at the top
+}
+
+}  // namespace
+
 std::vector<DocumentRole> ChooseDocumentRoles(const Corpus& corpus, double fraction,
                                               std::uint64_t seed) {
   std::vector<DocumentRole> roles(corpus.documents, DocumentRole::kTrain);
@@ -56,7 +83,7 @@ void AppendDocument(TileTokens& out, std::vector<std::uint16_t>* topics,
 
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, InitialTopics init, double alpha) {
   if (topics < 1 || topics > 65535)
     throw Error(ExitCode::kUsage, "--topics must be between 1 and 65535");
   RowBlockTokens block;
@@ -94,16 +121,18 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
   }
 
   std::vector<ExpandedToken> observed, test;
+  std::vector<std::uint16_t> urn;  // the document's topics so far, in file order
   for (std::uint32_t d : grid.rows().Members(row_block)) {
     if (roles[d] == DocumentRole::kEmpty) continue;
     KeyedStream rng(seed, Purpose::kInitRow, d, 0);
     observed.clear();
     test.clear();
+    urn.clear();
     std::uint64_t position = 0;
     for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e) {
       for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
-        const ExpandedToken token{
-            corpus.word[e], static_cast<std::uint16_t>(rng.below(static_cast<unsigned>(topics)))};
+        urn.push_back(InitialTopic(rng, init, topics, alpha, urn));
+        const ExpandedToken token{corpus.word[e], urn.back()};
         if (roles[d] == DocumentRole::kHeldOut && IsTestToken(position))
           test.push_back(token);
         else

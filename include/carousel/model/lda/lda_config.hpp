@@ -7,6 +7,7 @@
 
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/lda/lda_mh.hpp"
+#include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/step_size.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
@@ -38,6 +39,8 @@ struct LdaConfig {
   // sampler's draws of phi themselves. Either estimates the same posterior mean; the chain
   // is the same.
   TopicWordMean topic_word_mean = TopicWordMean::kAssignments;
+  // The chain's first topic assignments (lda_tokens.hpp): from the prior, or uniform.
+  InitialTopics initial_topics = InitialTopics::kPrior;
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;

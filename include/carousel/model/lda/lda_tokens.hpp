@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "carousel/data/tile_grid.hpp"
@@ -70,11 +71,23 @@ struct RowBlockTokens {
   TileTokens test;       // held-out documents: test tokens (same documents, same order)
 };
 
-// Builds row-block `row_block`'s tokens. Initial topics are uniform draws keyed by
-// (seed, kInitRow, document), one per token in file order, so they do not depend on the
-// rank count. Requires 1 <= topics <= 65535.
+// How the chain's first topic assignments are drawn (`carousel lda --initial-topics`).
+//   kPrior: each document's topics from the model's prior p(z_d | alpha), the Polya urn of
+//     the symmetric Dirichlet-multinomial: token i takes the topic of a uniformly chosen
+//     earlier token of its document with probability i / (i + K alpha), else a uniform
+//     topic. A document of n tokens then starts with about K alpha ln(1 + n / (K alpha))
+//     distinct topics, as the posterior has them, instead of nearly min(n, K); the sparse
+//     Gibbs sweep costs O(topics in the document), so the first iterations run faster.
+//   kUniform: each token's topic uniform on 0..K-1, independently.
+enum class InitialTopics { kPrior, kUniform };
+const char* InitialTopicsName(InitialTopics init);
+InitialTopics ParseInitialTopics(const std::string& name);  // throws UsageError
+
+// Builds row-block `row_block`'s tokens. Initial topics are drawn per document (`init`,
+// with `alpha` for kPrior), in file order from a stream keyed by (seed, kInitRow,
+// document), so they do not depend on the rank count. Requires 1 <= topics <= 65535.
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
-                                   std::uint64_t seed);
+                                   std::uint64_t seed, InitialTopics init, double alpha);
 
 }  // namespace carousel
