@@ -64,8 +64,8 @@ Tokens Expand(const Corpus& corpus, int topics) {
 
 // The kernel under test: Gibbs, or Metropolis-Hastings with `mh_steps` cycles per token.
 struct Kernel {
-  Kernel(int topics, int mh_steps) : gibbs(topics), mh(topics, mh_steps > 0 ? mh_steps : 1),
-                                     use_mh(mh_steps > 0) {}
+  Kernel(int topics, int mh_steps)
+      : gibbs(topics), mh(topics, mh_steps > 0 ? mh_steps : 1), use_mh(mh_steps > 0) {}
   DocumentGibbs gibbs;
   DocumentMh mh;
   WordProposals proposals;
@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
     Tokens t = Expand(corpus, K);
     tokens = t.word.size();
     cold_topics = MeanTopicsPerDocument(t);
-    cold = std::min(cold, SweepAll(t, K, view, kernel, counts, 0) +
-                              SweepAll(t, K, view, kernel, counts, 1));
+    cold = std::min(
+        cold, SweepAll(t, K, view, kernel, counts, 0) + SweepAll(t, K, view, kernel, counts, 1));
     for (std::uint64_t s = 2; s < 20; ++s) SweepAll(t, K, view, kernel, counts, s);
     warm_topics = MeanTopicsPerDocument(t);
     double seconds = 0;

@@ -51,8 +51,8 @@ struct Token {
   bool operator==(const Token& o) const { return word == o.word && topic == o.topic; }
 };
 
-// Document d's tokens in file order with the topics the contract prescribes: one
-// below(topics) per token from the stream (seed, kInitRow, d, 0), test tokens included.
+// Document d's tokens in file order with the topics InitialTopics::kUniform prescribes:
+// one below(topics) per token from the stream (seed, kInitRow, d, 0), test tokens included.
 std::vector<Token> ExpectedTokens(const Corpus& c, std::uint32_t d, int topics,
                                   std::uint64_t seed) {
   std::vector<Token> out;
@@ -128,7 +128,8 @@ void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int
   std::vector<int> seen(c.documents, 0);
   std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
   for (int i = 0; i < blocks; ++i) {
-    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1);
+    const RowBlockTokens rb =
+        BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1);
     for (const TileTokens* t : {&rb.train.tokens, &rb.observed.tokens, &rb.test}) {
       ASSERT_EQ(t->blocks, blocks);
       ASSERT_EQ(t->tile_start.size(), t->documents() * static_cast<std::size_t>(blocks) + 1);
@@ -223,36 +224,36 @@ TEST(BuildRowBlockTokens, GroupsTokensSplitsTestTokensAndKeysTopics) {
 // key were wrong.)
 TEST(BuildRowBlockTokens, InitialTopicsIndependentOfGrid) {
   for (InitialTopics init : {InitialTopics::kPrior, InitialTopics::kUniform}) {
-  SCOPED_TRACE(InitialTopicsName(init));
-  const Corpus c = RandomCorpus(200, 30, 0, 3);
-  const std::uint64_t seed = 9;
-  const auto roles = ChooseDocumentRoles(c, 0.0, seed);
-  const int topics = 11;
-  const TileGrid one(c.documents, c.vocabulary, 1, seed);
-  const TileGrid four(c.documents, c.vocabulary, 4, seed);
-  std::map<std::uint32_t, std::vector<Token>> whole;  // document -> tokens in file order
-  const RowBlockTokens all = BuildRowBlockTokens(c, roles, one, 0, topics, seed, init, 0.1);
-  for (std::size_t ld = 0; ld < all.train.tokens.documents(); ++ld)
-    whole[all.train.tokens.doc_id[ld]] = TileOf(all.train.tokens, &all.train.topic, one, ld, 0);
-  ASSERT_EQ(whole.size(), c.documents);
-  std::size_t documents = 0;
-  for (int i = 0; i < 4; ++i) {
-    const RowBlockTokens rb = BuildRowBlockTokens(c, roles, four, i, topics, seed, init, 0.1);
-    for (std::size_t ld = 0; ld < rb.train.tokens.documents(); ++ld, ++documents) {
-      const std::uint32_t d = rb.train.tokens.doc_id[ld];
-      for (int j = 0; j < 4; ++j) {
-        std::vector<Token> want;
-        for (const Token& t : whole.at(d))
-          if (four.cols().BlockOf(t.word) == j) want.push_back(t);
-        EXPECT_EQ(TileOf(rb.train.tokens, &rb.train.topic, four, ld, j), want)
-            << "document " << d << ", column block " << j;
+    SCOPED_TRACE(InitialTopicsName(init));
+    const Corpus c = RandomCorpus(200, 30, 0, 3);
+    const std::uint64_t seed = 9;
+    const auto roles = ChooseDocumentRoles(c, 0.0, seed);
+    const int topics = 11;
+    const TileGrid one(c.documents, c.vocabulary, 1, seed);
+    const TileGrid four(c.documents, c.vocabulary, 4, seed);
+    std::map<std::uint32_t, std::vector<Token>> whole;  // document -> tokens in file order
+    const RowBlockTokens all = BuildRowBlockTokens(c, roles, one, 0, topics, seed, init, 0.1);
+    for (std::size_t ld = 0; ld < all.train.tokens.documents(); ++ld)
+      whole[all.train.tokens.doc_id[ld]] = TileOf(all.train.tokens, &all.train.topic, one, ld, 0);
+    ASSERT_EQ(whole.size(), c.documents);
+    std::size_t documents = 0;
+    for (int i = 0; i < 4; ++i) {
+      const RowBlockTokens rb = BuildRowBlockTokens(c, roles, four, i, topics, seed, init, 0.1);
+      for (std::size_t ld = 0; ld < rb.train.tokens.documents(); ++ld, ++documents) {
+        const std::uint32_t d = rb.train.tokens.doc_id[ld];
+        for (int j = 0; j < 4; ++j) {
+          std::vector<Token> want;
+          for (const Token& t : whole.at(d))
+            if (four.cols().BlockOf(t.word) == j) want.push_back(t);
+          EXPECT_EQ(TileOf(rb.train.tokens, &rb.train.topic, four, ld, j), want)
+              << "document " << d << ", column block " << j;
+        }
       }
     }
-  }
-  EXPECT_EQ(documents, c.documents);
-  // Another seed gives other topics (the seed reaches the stream).
-  const RowBlockTokens other = BuildRowBlockTokens(c, roles, one, 0, topics, seed + 1, init, 0.1);
-  EXPECT_NE(other.train.topic, all.train.topic);
+    EXPECT_EQ(documents, c.documents);
+    // Another seed gives other topics (the seed reaches the stream).
+    const RowBlockTokens other = BuildRowBlockTokens(c, roles, one, 0, topics, seed + 1, init, 0.1);
+    EXPECT_NE(other.train.topic, all.train.topic);
   }
 }
 

@@ -2,10 +2,6 @@
 
 #include <limits>
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 namespace carousel {
 
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,

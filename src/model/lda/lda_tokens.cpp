@@ -17,8 +17,8 @@ InitialTopics ParseInitialTopics(const std::string& name) {
 
 namespace {
 
-// The initial topic of a document's token at `position` (0, 1, ...), given the topics of
-// the tokens before it (urn): see InitialTopics.
+// The initial topic of a document's next token, given the topics of the tokens before it
+// (urn): see InitialTopics.
 std::uint16_t InitialTopic(KeyedStream& rng, InitialTopics init, int topics, double alpha,
                            const std::vector<std::uint16_t>& urn) {
   if (init == InitialTopics::kUniform)

@@ -41,8 +41,8 @@ class DocumentGibbs {
 
   // One sweep, in order, over the n tokens (word[i] indexes the view's rows, topic[i] is
   // updated in place) of a document whose topic counts over all its tokens are
-  // doc_topic. One uniform per token from rng, drawn for the whole sweep before it starts. When `accumulate` is not null, each token
-  // then adds 1 to accumulate[word * K + new topic].
+  // doc_topic. One uniform per token from rng, drawn for the whole sweep before it starts. When
+  // `accumulate` is not null, each token then adds 1 to accumulate[word * K + new topic].
   void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
              std::uint32_t* accumulate);
@@ -52,8 +52,8 @@ class DocumentGibbs {
   void Remove(std::uint32_t* doc_topic, int k);
 
   int topics_;
-  std::vector<int> present_;    // topics with n_dk > 0, in the order they appeared
-  std::vector<int> position_;   // index of each topic in present_, or -1
+  std::vector<int> present_;      // topics with n_dk > 0, in the order they appeared
+  std::vector<int> position_;     // index of each topic in present_, or -1
   std::vector<double> weight_;    // document-bucket weight of each present topic
   std::vector<double> uniforms_;  // the sweep's uniforms, one per token
 };

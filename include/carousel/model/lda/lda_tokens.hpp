@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "carousel/data/tile_grid.hpp"
 #include "carousel/data/corpus.hpp"
+#include "carousel/data/tile_grid.hpp"
 
 namespace carousel {
 
