@@ -42,9 +42,8 @@ void CountTile(const TopicTokens& train, int j, std::size_t topics, std::uint32_
 // stratum at a time, each row-block counts its tile of the stratum and sends it there, so
 // a rank holds the counts of a few column blocks at a time, never of the whole vocabulary;
 // in a stratum every column block is some row-block's, so each owner receives one tile per
-// row-block it holds. The sums
-// are of integers, exact in any order, and n_k is an OrderedSum: the result does not
-// depend on the rank count.
+// row-block it holds. The sums are of integers, exact in any order, and n_k is an
+// OrderedSum: the result does not depend on the rank count.
 void LdaModel::Impl::AddTopicWordMeanOfAssignments() {
   const std::size_t topics = K();
   const int me = comm_->rank();
