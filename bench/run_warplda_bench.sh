@@ -4,9 +4,10 @@
 #   - KOS, K = 50, the split of `carousel lda --seed 1 --test-fraction 0.1` (heldout.txt), as
 #     bench/run_lda_bench.sh uses;
 #   - a generated corpus of about 10M tokens (`carousel gen lda --documents 75000`, KOS-shaped).
-# Carousel: `CAROUSEL_RANKS=2 carousel lda` at its defaults (one process, its 2 ranks
-# threads, as a 2-core machine runs it by default; LAUNCH="launch/mpirun.sh 2" for MPI
-# ranks; alpha = beta = 0.1, K = 50), except --iterations. WarpLDA: 2
+# Carousel: `carousel lda --threads 2` at its defaults (one process, one rank on 2 worker
+# threads, as a 2-core machine runs it by default; --threads pins that on a larger machine.
+# LAUNCH="launch/mpirun.sh 2" for 2 MPI ranks, or CAROUSEL_RANKS=2 for 2 thread ranks,
+# each on one thread; alpha = beta = 0.1, K = 50), except --iterations. WarpLDA: 2
 # OpenMP threads, K = 50, alpha = beta = 0.1 per topic (its -alpha is the SUM over topics:
 # 0.1 * K); it cannot dump its model mid-run.
 # Both tools run once per iteration count of a grid (fresh chains), and the topics each run
@@ -46,13 +47,16 @@ if [[ -n ${LAUNCH:-} ]]; then
   read -r -a launch <<<"$LAUNCH"
   launch[0]=$root/${launch[0]}
 else
-  launch=(env CAROUSEL_RANKS=2 "$CAROUSEL_BIN")
+  launch=(env CAROUSEL_RANKS="${CAROUSEL_RANKS:-1}" "$CAROUSEL_BIN")
 fi
 warp_dir=${WARPLDA_DIR:-$base/ext/warplda}
 repeats=${REPEATS:-3}
 trace_opts=() # the long run's --eval-every: its default (5 passes, 10 iterations at 2 tiles)
 [[ -z ${CAROUSEL_EVAL_EVERY:-} ]] || trace_opts=(--eval-every "$CAROUSEL_EVAL_EVERY")
 read -r -a extra <<<"${CAROUSEL_EXTRA_ARGS:-}"
+# Equal cores: one rank on 2 threads (or 2 ranks of one thread each, as LAUNCH or
+# CAROUSEL_RANKS=2 run it).
+if [[ -z ${LAUNCH:-} && ${CAROUSEL_RANKS:-1} == 1 ]]; then extra+=(--threads 2); fi
 py=python3
 [[ -x /usr/bin/python3 ]] && py=/usr/bin/python3 # Debian's numpy and matplotlib
 helper=$root/bench/warplda_bench.py
@@ -75,7 +79,7 @@ if [[ ! -x $warp ]]; then
   make -C "$warp_dir/release" -j2 warplda format >/dev/null
 fi
 
-# Equal cores: 2 carousel ranks, 2 WarpLDA threads.
+# Equal cores: 2 carousel threads (one rank, or 2 ranks), 2 WarpLDA threads.
 export OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1
 K=50
 alpha=0.1
@@ -128,7 +132,7 @@ bench_corpus() {
     local r=$dir/rep$rep
     rm -rf "$r"
     mkdir -p "$r"
-    echo "[$name] repeat $rep: carousel lda, 2 ranks, $iterations iterations (trace, throughput, memory) ..." >&2
+    echo "[$name] repeat $rep: carousel lda, 2 cores, $iterations iterations (trace, throughput, memory) ..." >&2
     /usr/bin/time -v "${launch[@]}" "${common[@]}" ${trace_opts[@]+"${trace_opts[@]}"} \
       --iterations "$iterations" --out "$r/carousel" >"$r/carousel.log" 2>"$r/carousel.time"
     grep -v '^#' "$r/carousel/trace.csv" | cut -d, -f1-3 >"$r/carousel_curve.csv"
@@ -152,7 +156,7 @@ bench_corpus() {
     # documents. Its trace's perplexity is not used for the targets: that comes from 10
     # sweeps per evaluation warm-started from the last evaluation's (README.md,
     # "Perplexity"), a different estimator, which scores the same topics higher early on.
-    echo "[$name] repeat $rep: carousel lda, 2 ranks, iterations $carousel_grid ..." >&2
+    echo "[$name] repeat $rep: carousel lda, 2 cores, iterations $carousel_grid ..." >&2
     echo "iter,seconds,wall,perplexity" >"$r/carousel_grid_curve.csv"
     mkdir -p "$r/carousel_grid"
     local n

@@ -198,7 +198,7 @@ def cmd_table(a):
              "Both tools: a fresh run per iteration count of the grid, its topics scored by "
              "`carousel lda infer` on the held-out documents; a time to a target is the first grid "
              "point at or below it.", ""]
-    head = "| | Carousel `lda`, 2 ranks | WarpLDA, 2 threads | Carousel / WarpLDA |"
+    head = "| | Carousel `lda`, 2 cores | WarpLDA, 2 threads | Carousel / WarpLDA |"
     lines += [head, "|---|---|---|---|"]
     for tgt in targets:
         its, secs = {}, {}
@@ -242,7 +242,7 @@ def cmd_table(a):
                  f"{fmt(med(fact('carousel', 'infer_final')), '.1f')} | {fmt(med(fact('warplda', 'infer_final')), '.1f')} | |")
     lines.append(f"| whole process, the grid's last point (s) | {fmt(med(fact('carousel', 'wall_final')))} | "
                  f"{fmt(med(fact('warplda', 'wall_final')))} | |")
-    lines.append(f"| token visits per second in training (carousel: Gibbs sweeps, per rank; WarpLDA: tokens x iterations / training clock, both threads) | "
+    lines.append(f"| token visits per second in training (carousel: Gibbs sweeps, per rank, all its threads; WarpLDA: tokens x iterations / training clock, both threads) | "
                  f"{fmt(med(fact('carousel', 'mtok_per_s')))}M per rank | {fmt(med(fact('warplda', 'mtok_per_s')))}M | |")
     lines.append(f"| peak memory (MiB) | {fmt(med(fact('carousel', 'peak_mib')), '.1f')} (largest rank's report: the whole process with thread ranks, one process under MPI) | "
                  f"{fmt(med(fact('warplda', 'peak_mib')), '.1f')} | |")
@@ -263,7 +263,7 @@ def cmd_table(a):
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for curves, colour, style, label in (
-            (per["carousel"], "C0", "-o", "Carousel lda, 2 ranks (grid, lda infer)"),
+            (per["carousel"], "C0", "-o", "Carousel lda, 2 cores (grid, lda infer)"),
             (trace, "C0", ":", "Carousel's own trace"),
             (per["warplda"], "C3", "-o", "WarpLDA, 2 threads (grid, lda infer)")):
         for i, cv in enumerate(curves):

@@ -9,6 +9,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -41,6 +42,7 @@ struct LdaCommandOptions {
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
+  int threads = 0;  // worker threads per rank; 0: DefaultWorkerThreads
   LdaConfig config;
   RunBasics basics{"carousel-lda-out"};
   std::vector<std::string> argv;  // as given, for checkpoints and output headers
@@ -143,6 +145,11 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->check(CLI::Range(0.0, 0.99));
   app.add_option("--eval-sweeps", c.eval_sweeps, "Gibbs passes over held-out documents")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--threads", o.threads,
+                 "threads per rank for the training sweeps and the topic-word update; the "
+                 "results do not depend on it")
+      ->check(CLI::Range(1, 1024))
+      ->default_str("the CPUs the rank may run on, shared with the ranks beside it");
   AddChainOptions(app, c, o.basics);
 }
 
@@ -273,6 +280,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
       });
   WriteRunConfig(comm, "lda", options.basics);
   LdaModel& model = *chain.model;
+  model.SetWorkerThreads(options.threads > 0 ? options.threads : DefaultWorkerThreads(comm.size()));
   TileEngine* engine = chain.engine.get();
   // The model's tokens hold the documents now; only the sizes and the words stay.
   std::vector<std::uint64_t>().swap(loaded.share.doc_start);
@@ -359,8 +367,11 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
       LdaGibbsStats g;
       std::memcpy(&g, gibbs_all[r].data(), sizeof g);
-      std::printf("  rank %zu: %.2fM token visits per second in training Gibbs sweeps\n", r,
-                  g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0);
+      std::printf(
+          "  rank %zu: %.2fM token visits per second in training Gibbs sweeps (%llu "
+          "thread%s)\n",
+          r, g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0,
+          static_cast<unsigned long long>(g.threads), g.threads == 1 ? "" : "s");
     }
   }
   return 0;

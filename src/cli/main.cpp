@@ -89,7 +89,8 @@ std::unique_ptr<carousel::Communicator> WithInjectedFault(
 // Runs a distributed subcommand: under MPI when a launcher started the process, else as
 // one serial process or as ranks that are threads of this one (cli/thread_ranks.hpp). The
 // exit code is the first non-zero one in rank order.
-int RunDistributed(Command command, const std::vector<std::string>& args, int* argc, char*** argv) {
+int RunDistributed(Command command, bool threads_within_rank, const std::vector<std::string>& args,
+                   int* argc, char*** argv) {
   std::vector<std::unique_ptr<carousel::Communicator>> ranks;
   try {
     if (carousel::RunsUnderMpi()) {
@@ -100,7 +101,7 @@ int RunDistributed(Command command, const std::vector<std::string>& args, int* a
         throw e.SetCollective(ranks[0]->rank() != 0);
       }
     } else {
-      const int count = carousel::cli::ThreadRanks(args);
+      const int count = carousel::cli::ThreadRanks(args, threads_within_rank);
       if (count == 1)
         ranks.push_back(carousel::MakeSerialCommunicator());
       else
@@ -159,7 +160,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (const carousel::cli::ModelCommand* model = carousel::cli::FindModelCommand(args[0]))
-    return RunDistributed(model->run, {args.begin() + 1, args.end()}, &argc, &argv);
+    return RunDistributed(model->run, model->threads_within_rank, {args.begin() + 1, args.end()},
+                          &argc, &argv);
   if (args[0] == "samplers") {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;

@@ -8,7 +8,8 @@ namespace carousel::cli {
 const std::vector<ModelCommand>& ModelCommands() {
   static const std::vector<ModelCommand> commands = {
       {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand},
-      {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand},
+      {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand,
+       true},
       {"sam", "spherical admixture model (tf-idf topic model) by distributed geodesic SG-MCMC",
        RunSamCommand},
       {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",

@@ -57,7 +57,7 @@ void CpuBinding::BindThisThread(int rank) const {
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
-int ThreadRanks(const std::vector<std::string>& args) {
+int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank) {
   if (const std::optional<int> n = RanksFromEnvironment()) return *n;
   // A first argument that is not an option names a one-process tool (`lda infer`).
   const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
@@ -67,13 +67,20 @@ int ThreadRanks(const std::vector<std::string>& args) {
     return 1;
   const int most = std::min(AvailableCpus(), kMaxDefaultThreadRanks);
   const std::optional<std::string> tiles_text = OptionArgument(args, "--tiles");
-  if (!tiles_text) return most;
+  if (!tiles_text) return threads_within_rank ? 1 : most;
   // A bad --tiles value is the command's to report: one rank reaches it.
   const std::optional<int> tiles = WholeNumber(*tiles_text);
   if (!tiles || *tiles < 1) return 1;
   int ranks = std::min(most, *tiles);
   while (*tiles % ranks != 0) --ranks;
   return ranks;
+}
+
+int DefaultWorkerThreads(int ranks_here) {
+  int sharing = std::max(1, ranks_here);
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    if (const std::optional<int> n = WholeNumber(local); n && *n >= 1) sharing = *n;
+  return std::clamp(AvailableCpus() / sharing, 1, kMaxDefaultThreadRanks);
 }
 
 void CheckNoThreadRanksUnderLauncher() {

@@ -67,6 +67,39 @@ TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
   EXPECT_EQ(ThreadRanks({"--sampler", "psgld"}), most);
 }
 
+// A command that shares a rank's work among threads (lda) runs one rank by default, and
+// one per tile as before when --tiles is given.
+TEST(ThreadRanks, ThreadsWithinRankRunOneRankUnlessTilesAreGiven) {
+  const RanksVariable unset(nullptr);
+  EXPECT_EQ(ThreadRanks({"--corpus", "x"}, true), 1);
+  for (int tiles : {1, 2, 6, 7})
+    EXPECT_EQ(ThreadRanks({"--tiles", std::to_string(tiles)}, true),
+              ThreadRanks({"--tiles", std::to_string(tiles)}, false))
+        << tiles;
+  const RanksVariable two("2");
+  EXPECT_EQ(ThreadRanks({"--corpus", "x"}, true), 2);  // CAROUSEL_RANKS still chooses
+}
+
+// The CPUs this thread may run on, shared among the ranks that may run on them too: one
+// rank alone gets them all (at most 16), and never fewer than one thread.
+TEST(DefaultWorkerThreads, ShareTheCpusAmongTheRanksBesideIt) {
+  const char* old = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const std::string saved = old ? old : "";
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int cpus = Cpus();
+  EXPECT_EQ(DefaultWorkerThreads(1), std::min(cpus, kMaxDefaultThreadRanks));
+  EXPECT_EQ(DefaultWorkerThreads(2), std::clamp(cpus / 2, 1, kMaxDefaultThreadRanks));
+  EXPECT_EQ(DefaultWorkerThreads(cpus + 1), 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "3", 1);  // an MPI launcher's ranks on this machine
+  EXPECT_EQ(DefaultWorkerThreads(8), std::clamp(cpus / 3, 1, kMaxDefaultThreadRanks));
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "junk", 1);  // not a count: the ranks given
+  EXPECT_EQ(DefaultWorkerThreads(1), std::min(cpus, kMaxDefaultThreadRanks));
+  if (old)
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", saved.c_str(), 1);
+  else
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+}
+
 TEST(ThreadRanks, EnvironmentChooses) {
   const RanksVariable three("3");
   EXPECT_EQ(ThreadRanks({"--tiles", "1"}), 3);  // the command then refuses the tiles

@@ -3,7 +3,8 @@
 # seed the chain is the same on 1, 2 and 4 ranks, so topic_word.npy, doc_topic.npy (its rows
 # held by the ranks of their row blocks and gathered a slice at a time), topics.txt,
 # heldout.txt and trace.csv (without '#' lines and seconds) are bitwise identical, for
-# scir, sgrld and sgrhmc on the cyclic schedule and for scir on the random one. Also checks
+# scir, sgrld and sgrhmc on the cyclic schedule and for scir on the random one; the same on
+# any number of worker threads per rank (--threads). Also checks
 # that the comparison can fail: another seed gives other outputs. A synthetic corpus
 # (300 documents, 200 words, 10 topics) keeps each run under a second.
 # shellcheck source=lib.sh
@@ -62,6 +63,29 @@ for input in reversed.txt corpus.ldac; do
   same_lda_outputs "$T/$input-p1" "$T/$input-p2" "$input: P=1 vs P=2"
   same_lda_outputs "$T/$input-p1" "$T/$input-p4" "$input: P=1 vs P=4"
   ok "$input read by 1, 2 and 4 ranks: bitwise-identical outputs"
+done
+
+# Worker threads within a rank (--threads): the documents of a tile are swept by whichever
+# thread is free and the rows of a topic-word block are split among the threads, but every
+# document and row draws from streams of its own and the counts are integers, so the chain
+# is the same on any number of threads: for each simplex sampler and both document kernels,
+# on one rank (more threads than CPUs) and beside other ranks. Every training document in
+# every iteration (the default --minibatch 0), so each tile's sweeps are shared out among the threads.
+EVERY_DOCUMENT=(--corpus "$T/docword.txt" --topics 10 --iterations 30 --burn-in 10 --eval-every 10
+  --eval-sweeps 4 --test-fraction 0.1 --tiles 4 --quiet)
+for variant in scir sgrld sgrhmc mh; do
+  opts=(--sampler "$variant")
+  [[ $variant == mh ]] && opts=(--doc-sampler mh --mh-steps 2)
+  for run in p1t1:1:1 p1t3:1:3 p2t2:2:2 p4t2:4:2; do
+    IFS=: read -r name np threads <<<"$run"
+    run_ok "threads-$variant-$name" "$np" lda "${EVERY_DOCUMENT[@]}" --seed 7 \
+      "${opts[@]}" --threads "$threads" --out "$T/threads-$variant-$name"
+  done
+  for name in p1t3 p2t2 p4t2; do
+    same_lda_outputs "$T/threads-$variant-p1t1" "$T/threads-$variant-$name" \
+      "$variant: 1 thread vs $name"
+  done
+  ok "$variant: 1 rank on 1 and 3 threads, 2 and 4 ranks on 2 threads each: bitwise-identical outputs"
 done
 
 # The comparison is able to fail: a different seed gives a different chain (and another

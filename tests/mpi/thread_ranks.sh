@@ -66,6 +66,22 @@ while ((7 % want != 0)); do want=$((want - 1)); done
 grep -q "on $want rank(s)" "$T/mf-tiles-7.log" || { show_log "$T/mf-tiles-7.log"; fail "--tiles 7: not $want ranks"; }
 ok "default: $cpus rank(s) and tiles; --tiles 7 runs on $want"
 
+# lda shares a rank's work out among threads (--threads), so by default it runs one rank
+# on every CPU (at most 16); --tiles keeps one rank per tile where the CPUs allow.
+run_threads lda-default "" lda --corpus "$KOS/docword.kos.txt" --topics 10 --iterations 4 \
+  --out "$T/lda-default"
+grep -q "on 1 rank(s)" "$T/lda-default.log" || { show_log "$T/lda-default.log"; fail "lda default: not 1 rank"; }
+grep -Eq "rank 0: .* \($cpus threads?\)" "$T/lda-default.log" ||
+  { show_log "$T/lda-default.log"; fail "lda default: rank 0 does not run on $cpus thread(s)"; }
+run_threads lda-threads-3 "" lda --corpus "$KOS/docword.kos.txt" --topics 10 --iterations 4 \
+  --threads 3 --out "$T/lda-threads-3"
+grep -q "rank 0: .* (3 threads)" "$T/lda-threads-3.log" ||
+  { show_log "$T/lda-threads-3.log"; fail "lda --threads 3: rank 0 does not run on 3 threads"; }
+run_threads lda-tiles "" lda --corpus "$KOS/docword.kos.txt" --topics 10 --iterations 4 \
+  --tiles "$cpus" --out "$T/lda-tiles"
+grep -q "on $cpus rank(s)" "$T/lda-tiles.log" || { show_log "$T/lda-tiles.log"; fail "lda --tiles $cpus: not $cpus ranks"; }
+ok "lda: by default 1 rank on $cpus thread(s); --threads 3 runs 3; --tiles $cpus runs $cpus ranks"
+
 # A rank failing alone (a failed message, then a bug) ends the process: no hang.
 # shellcheck disable=SC2034  # read by expect_fail in lib.sh
 EXPECT_FAIL_LIMIT=20

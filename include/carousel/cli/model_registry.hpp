@@ -16,6 +16,9 @@ struct ModelCommand {
   std::string name;     // the subcommand: carousel <name> [options]
   std::string summary;  // one line for carousel --help
   ModelCommandFn run;
+  // The command shares a rank's work out among worker threads (lda --threads), so a run
+  // started without a launcher is by default one rank on every CPU (cli/thread_ranks.hpp).
+  bool threads_within_rank = false;
 };
 
 const std::vector<ModelCommand>& ModelCommands();

@@ -18,7 +18,11 @@ constexpr int kMaxDefaultThreadRanks = 16;
 // that (each rank holds whole row blocks); one rank for a tool (a first argument that is
 // not an option: `lda infer`) or --sampler gibbs, which run on one process only, and for
 // --resume, --config or --chains, whose tiles or ranks come from elsewhere.
-int ThreadRanks(const std::vector<std::string>& args);
+// A command whose ranks share their work out among threads (`threads_within_rank`: lda)
+// runs one rank on every CPU instead unless --tiles is given: its chain then needs no
+// exchange of blocks, and each pass over the data updates the topic-word parameters once,
+// not once per tile (bench/README.md, "One rank on two threads").
+int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank = false);
 
 // Binds each of `ranks` threads to its own CPU of those this process may run on, as mpirun
 // binds its ranks to cores: unbound, a new thread at first shares its parent's core until
@@ -33,6 +37,13 @@ class CpuBinding {
  private:
   std::vector<int> cpus_;  // empty: do not bind
 };
+
+// Worker threads per rank for a command that shares a rank's work out among threads (lda
+// --threads), when the command line does not say: the CPUs the calling rank may run on,
+// divided among the ranks on this machine that may run on them too (`ranks_here`, or the
+// launcher's OMPI_COMM_WORLD_LOCAL_SIZE when it is set), at least 1 and at most
+// kMaxDefaultThreadRanks. A thread rank bound to its CPU gets 1, one rank alone every CPU.
+int DefaultWorkerThreads(int ranks_here);
 
 // CAROUSEL_RANKS under an MPI launcher: only "1" (or unset) is accepted, as the launcher
 // chooses the ranks there; anything else is a UsageError.

@@ -5,12 +5,13 @@
 namespace carousel {
 
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
-                           const double* inverse_total, double alpha_) {
+                           const double* inverse_total, double alpha_, int threads) {
   topics = k_topics;
   alpha = alpha_;
   const auto K = static_cast<std::size_t>(k_topics);
   phi.resize(words * K);
   smoothing.resize(words);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (std::size_t w = 0; w < words; ++w) {
     double sum = 0.0;
     for (std::size_t k = 0; k < K; ++k) {

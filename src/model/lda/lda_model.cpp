@@ -1,5 +1,7 @@
 #include "carousel/model/lda/lda_model.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -137,30 +139,12 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     LdaRowBlock& rb = rows_[r];
     const int j = grid_->ColBlockInStratum(rb.id, stratum);
     view_.Assign(cols_.at(j).theta.data(), Words(j), config_.topics, inverse_total.data(),
-                 config_.alpha);
+                 config_.alpha, threads_);
     std::vector<std::uint32_t>& counts = tile_counts_[r];
     nbar[j] = &counts;
-    counts.assign(Words(j) * K(), 0);
-    TopicTokens& train = rb.tokens.train;
-    const bool mh = config_.doc_sampler == DocSampler::kMh;
-    if (mh) proposals_.Reset(view_);  // phi is fixed until the tile's sweeps end
+    counts.resize(Words(j) * K());  // zeroed by SweepTile
     const auto gibbs_start = std::chrono::steady_clock::now();
-    for (std::size_t d : SelectMinibatch(rb, t)) {
-      const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
-      // The same stream for either kernel: keyed by document and iteration only.
-      KeyedStream rng(config_.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
-      const std::uint32_t* words = train.tokens.word.data() + begin;
-      std::uint16_t* topics = train.topic.data() + begin;
-      for (int sweep = 0; sweep < config_.sweeps; ++sweep) {
-        std::uint32_t* kept = sweep >= config_.sweeps / 2 ? counts.data() : nullptr;
-        if (mh)  // the document proposal reads the topics of all the document's tiles
-          mh_.Sweep(words, topics, end - begin, train.topic.data() + train.tokens.Begin(d, 0),
-                    train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng, kept);
-        else
-          gibbs_.Sweep(words, topics, end - begin, train.DocTopic(d), view_, rng, kept);
-      }
-      tokens_swept_ += (end - begin) * static_cast<std::uint64_t>(config_.sweeps);
-    }
+    SweepTile(rb, j, t, counts);
     gibbs_seconds_ += Seconds(gibbs_start);
   }
 
@@ -195,11 +179,101 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     LdaColBlock& block = cols_.at(j);
     auto& sum = block_totals_[j];
     sum.assign(K(), 0.0);
-    finite = UpdateTopicWordBlock(step, grid_->cols().Members(j), counts->data(),
-                                  block.theta.data(), block.momentum.data(), sum.data()) &&
-             finite;
+    finite = UpdateBlock(step, j, counts->data(), block, sum.data()) && finite;
   }
   finite_ = finite;
+}
+
+void LdaModel::Impl::SetWorkerThreads(int threads) {
+  threads_ = std::max(1, threads);
+  const auto workers = static_cast<std::size_t>(threads_ - 1);
+  worker_gibbs_.assign(workers, DocumentGibbs(config_.topics));
+  worker_mh_.assign(workers, DocumentMh(config_.topics, config_.mh_steps));
+  worker_counts_.resize(workers);
+}
+
+// The training sweeps of row-block rb's minibatch documents in tile (rb, j), adding the kept
+// sweeps' topics to counts. phi is fixed during the sweeps, and each document has its own
+// stream and its own topics, so the documents may be swept in any order and by any worker:
+// the topics and counts do not depend on the number of threads.
+void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t,
+                               std::vector<std::uint32_t>& counts) {
+  TopicTokens& train = rb.tokens.train;
+  const bool mh = config_.doc_sampler == DocSampler::kMh;
+  if (mh) proposals_.Reset(view_);  // phi is fixed until the tile's sweeps end
+  const std::vector<std::size_t> documents = SelectMinibatch(rb, t);
+  const int workers = documents.size() > 1 ? threads_ : 1;
+  const std::size_t entries = counts.size();
+  std::uint64_t swept = 0;
+#pragma omp parallel num_threads(workers) reduction(+ : swept)
+  {
+    const int w = omp_get_thread_num();
+    DocumentGibbs& gibbs = w == 0 ? gibbs_ : worker_gibbs_[w - 1];
+    DocumentMh& mh_kernel = w == 0 ? mh_ : worker_mh_[w - 1];
+    std::vector<std::uint32_t>& mine = w == 0 ? counts : worker_counts_[w - 1];
+    mine.assign(entries, 0);  // each thread zeroes its own table
+    // Documents differ in length, so they are dealt out in small chunks as workers free up.
+#pragma omp for schedule(dynamic, 16)
+    for (std::size_t i = 0; i < documents.size(); ++i) {
+      const std::size_t d = documents[i];
+      const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
+      // The same stream for either kernel: keyed by document and iteration only.
+      KeyedStream rng(config_.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
+      const std::uint32_t* words = train.tokens.word.data() + begin;
+      std::uint16_t* topics = train.topic.data() + begin;
+      for (int sweep = 0; sweep < config_.sweeps; ++sweep) {
+        std::uint32_t* kept = sweep >= config_.sweeps / 2 ? mine.data() : nullptr;
+        if (mh)  // the document proposal reads the topics of all the document's tiles
+          mh_kernel.Sweep(words, topics, end - begin, train.topic.data() + train.tokens.Begin(d, 0),
+                          train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng, kept);
+        else
+          gibbs.Sweep(words, topics, end - begin, train.DocTopic(d), view_, rng, kept);
+      }
+      swept += (end - begin) * static_cast<std::uint64_t>(config_.sweeps);
+    }
+  }
+  if (workers > 1) {
+#pragma omp parallel for num_threads(workers) schedule(static)
+    for (std::size_t e = 0; e < entries; ++e)
+      for (int w = 1; w < workers; ++w) counts[e] += worker_counts_[w - 1][e];
+  }
+  tokens_swept_ += swept;
+}
+
+// The topic-word update of block j, its rows (words) shared out among the workers. Every
+// row draws from its own streams, so the values do not depend on the split; each topic's
+// block total is then added row by row in order, as a single worker adds it.
+bool LdaModel::Impl::UpdateBlock(const TopicWordStep& step, int j, const std::uint32_t* counts,
+                                 LdaColBlock& block, double* block_total) {
+  const std::vector<std::uint32_t>& words = grid_->cols().Members(j);
+  if (threads_ == 1)
+    return UpdateTopicWordBlock(step, words, counts, block.theta.data(), block.momentum.data(),
+                                block_total);
+  const std::size_t rows = words.size(), k_topics = K();
+  const auto parts = static_cast<std::size_t>(threads_);
+  bool finite = true;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(&& : finite)
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::size_t first = rows * p / parts, last = rows * (p + 1) / parts;
+    if (first == last) continue;
+    const std::vector<std::uint32_t> part(words.begin() + static_cast<std::ptrdiff_t>(first),
+                                          words.begin() + static_cast<std::ptrdiff_t>(last));
+    std::vector<double> unused(k_topics, 0.0);
+    double* momentum = block.momentum.empty() ? nullptr : block.momentum.data() + first * k_topics;
+    finite = UpdateTopicWordBlock(step, part, counts + first * k_topics,
+                                  block.theta.data() + first * k_topics, momentum, unused.data()) &&
+             finite;
+  }
+  // Each thread sums a range of the topics, over all rows in order.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::size_t first = k_topics * p / parts, last = k_topics * (p + 1) / parts;
+    std::vector<double> sum(block_total + first, block_total + last);  // no shared lines
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t k = first; k < last; ++k) sum[k - first] += block.theta[r * k_topics + k];
+    std::copy(sum.begin(), sum.end(), block_total + first);
+  }
+  return finite;
 }
 
 std::string LdaModel::Impl::Fingerprint() const {
@@ -259,6 +333,9 @@ std::uint32_t LdaModel::grid_cols() const {
 }
 std::vector<std::uint64_t> LdaModel::Attach(const TileRun& run) {
   return impl_->Attach(run);
+}
+void LdaModel::SetWorkerThreads(int threads) {
+  impl_->SetWorkerThreads(threads);
 }
 void LdaModel::InitColBlock(int j) {
   impl_->cols_[j] = impl_->FreshBlock(j);
@@ -448,7 +525,7 @@ double LdaModel::seconds_sampling() const {
   return impl_->seconds_sampling();
 }
 LdaGibbsStats LdaModel::gibbs_stats() const {
-  return {impl_->tokens_swept_, impl_->gibbs_seconds_};
+  return {impl_->tokens_swept_, impl_->gibbs_seconds_, static_cast<std::uint64_t>(impl_->threads_)};
 }
 
 }  // namespace carousel

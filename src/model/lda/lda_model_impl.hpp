@@ -79,6 +79,8 @@ struct LdaModel::Impl {
         gibbs_(config.topics),
         mh_(config.topics, config.mh_steps) {}
 
+  void SetWorkerThreads(int threads);  // lda_model.cpp
+
   int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
   std::size_t Words(int j) const { return grid_->cols().Members(j).size(); }
@@ -107,6 +109,9 @@ struct LdaModel::Impl {
   }
   std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
   void UpdateTiles(std::uint64_t t, int stratum);
+  void SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, std::vector<std::uint32_t>& counts);
+  bool UpdateBlock(const TopicWordStep& step, int j, const std::uint32_t* counts,
+                   LdaColBlock& block, double* block_total);
   void Evaluate(const EvaluationContext& ctx);
   void AddTopicWordMeanOfAssignments();  // lda_topic_mean.cpp
   std::vector<double> InverseTotal() const;
@@ -132,6 +137,14 @@ struct LdaModel::Impl {
   bool finite_ = true;               // the last update left every parameter finite
   DocumentGibbs gibbs_;
   DocumentMh mh_;  // the training sweeps' kernel under --doc-sampler mh
+  // Worker threads of this rank (SetWorkerThreads): the training sweeps share out the
+  // documents and the topic-word update the block's rows. Worker w > 0 has its own kernels
+  // and adds its tokens' topics to its own counts, summed into the tile's after the sweeps
+  // (integers: the same total in any order).
+  int threads_ = 1;
+  std::vector<DocumentGibbs> worker_gibbs_;
+  std::vector<DocumentMh> worker_mh_;
+  std::vector<std::vector<std::uint32_t>> worker_counts_;
   TopicWordView view_;
   WordProposals proposals_;  // alias tables of view_'s words, for mh_
   // Per row-block (rows_ order): the kept-sweep counts of its tile, reused every iteration.

@@ -27,9 +27,10 @@ struct TopicWordView {
   std::vector<double> smoothing;
 
   // Fills the view from expanded-mean parameters theta (word-major, `words` x topics) and
-  // the inverse per-topic totals 1 / theta_k. over the whole vocabulary.
+  // the inverse per-topic totals 1 / theta_k. over the whole vocabulary, the words shared
+  // out among `threads` threads (each word's row is computed alone, so the same bits).
   void Assign(const double* theta, std::size_t words, int topics, const double* inverse_total,
-              double alpha);
+              double alpha, int threads = 1);
   const double* Row(std::uint32_t word) const {
     return phi.data() + static_cast<std::size_t>(word) * static_cast<std::size_t>(topics);
   }

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "carousel/data/corpus.hpp"
-#include "carousel/model/lda/lda_config.hpp"
 #include "carousel/model/draws_table.hpp"
+#include "carousel/model/lda/lda_config.hpp"
 #include "carousel/model/tile_model.hpp"
 
 namespace carousel {
@@ -47,6 +47,7 @@ struct LdaCounts {
 struct LdaGibbsStats {
   std::uint64_t tokens_swept = 0;  // token visits: tokens x sweeps
   double seconds = 0.0;            // wall time inside the sweeps
+  std::uint64_t threads = 1;       // that ran them (LdaModel::SetWorkerThreads)
 };
 
 // What every rank must know of the whole corpus: its counts, the training tokens of each
@@ -71,6 +72,10 @@ class LdaModel : public TileModel {
   // attached the model (its tokens hold them then); the sizes and words are read later.
   LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey);
   ~LdaModel() override;
+
+  // Threads this rank runs its training sweeps and topic-word updates on (at least 1; 1
+  // until set). The results do not depend on it: documents and rows have streams of their own.
+  void SetWorkerThreads(int threads);
 
   std::uint32_t grid_rows() const override;
   std::uint32_t grid_cols() const override;
@@ -102,7 +107,7 @@ class LdaModel : public TileModel {
   std::uint64_t tokens_held() const;              // training tokens of this rank's documents
   ModelFootprint footprint() const;               // the corpus share and tokens as data
   const std::vector<LdaTraceRow>& trace() const;  // rank 0
-  const DrawsTable& draws() const;                 // rank 0: one row per kept draw
+  const DrawsTable& draws() const;                // rank 0: one row per kept draw
   // Held-out document ids (global, ascending), the same on every rank. Collective.
   std::vector<std::uint32_t> HeldOutDocuments() const;
 
