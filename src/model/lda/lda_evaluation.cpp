@@ -1,5 +1,7 @@
 // LdaModel's evaluation by document completion, and the posterior means of the topics and
 // of the documents' topic proportions streamed to rank 0.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -72,16 +74,22 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         LdaRowBlock& rb = rows_[r];
         const int j = grid_->ColBlockInStratum(rb.id, stratum);
         const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
-        view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha);
+        view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha, threads_);
         if (collect && pass == 0 && j == rb.id && config_.topic_word_mean == TopicWordMean::kDraws)
           for (std::size_t e = 0; e < rb.phi_sum.size(); ++e) rb.phi_sum[e] += view_.phi[e];
         TopicTokens& observed = rb.tokens.observed;
-        if (pass < passes) {
-          for (std::size_t d = 0; d < observed.tokens.documents(); ++d) {
-            const std::uint64_t begin = observed.tokens.Begin(d, j);
-            gibbs_.Sweep(observed.tokens.word.data() + begin, observed.topic.data() + begin,
-                         observed.tokens.End(d, j) - begin, observed.DocTopic(d), view_, rngs[r][d],
-                         nullptr);
+        if (pass < passes) {  // each document on its own stream: any thread may sweep it
+          const std::size_t documents = observed.tokens.documents();
+#pragma omp parallel num_threads(threads_) if (threads_ > 1 && documents > 1)
+          {
+            DocumentGibbs& gibbs = WorkerGibbs(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 16)
+            for (std::size_t d = 0; d < documents; ++d) {
+              const std::uint64_t begin = observed.tokens.Begin(d, j);
+              gibbs.Sweep(observed.tokens.word.data() + begin, observed.topic.data() + begin,
+                          observed.tokens.End(d, j) - begin, observed.DocTopic(d), view_,
+                          rngs[r][d], nullptr);
+            }
           }
           continue;
         }

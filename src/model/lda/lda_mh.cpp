@@ -36,6 +36,24 @@ void WordProposals::Ensure(std::uint32_t word) {
   built_[word] = generation_;
 }
 
+void WordProposals::EnsureAll(int threads) {
+  const std::size_t words = view_->phi.size() / (topics_ > 0 ? topics_ : 1);
+#pragma omp parallel num_threads(threads)
+  {
+    AliasScratch scratch;  // each thread's own
+#pragma omp for schedule(static)
+    for (std::size_t w = 0; w < words; ++w) {
+      if (built_[w] == generation_) continue;
+      Cell* cells = table_.data() + w * topics_;
+      FillAliasTable(view_->Row(static_cast<std::uint32_t>(w)), topics_, scratch,
+                     [cells](std::uint32_t i, double prob, std::uint32_t alias) {
+                       cells[i] = {prob, alias};
+                     });
+      built_[w] = generation_;
+    }
+  }
+}
+
 DocumentMh::DocumentMh(int topics, int steps, MhFault fault)
     : topics_(topics), steps_(steps), fault_(fault) {}
 

@@ -203,13 +203,14 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t,
   if (mh) proposals_.Reset(view_);  // phi is fixed until the tile's sweeps end
   const std::vector<std::size_t> documents = SelectMinibatch(rb, t);
   const int workers = documents.size() > 1 ? threads_ : 1;
+  if (mh && workers > 1) proposals_.EnsureAll(workers);  // built lazily by one thread alone
   const std::size_t entries = counts.size();
   std::uint64_t swept = 0;
 #pragma omp parallel num_threads(workers) reduction(+ : swept)
   {
     const int w = omp_get_thread_num();
-    DocumentGibbs& gibbs = w == 0 ? gibbs_ : worker_gibbs_[w - 1];
-    DocumentMh& mh_kernel = w == 0 ? mh_ : worker_mh_[w - 1];
+    DocumentGibbs& gibbs = WorkerGibbs(w);
+    DocumentMh& mh_kernel = WorkerMh(w);
     std::vector<std::uint32_t>& mine = w == 0 ? counts : worker_counts_[w - 1];
     mine.assign(entries, 0);  // each thread zeroes its own table
     // Documents differ in length, so they are dealt out in small chunks as workers free up.

@@ -80,6 +80,12 @@ struct LdaModel::Impl {
         mh_(config.topics, config.mh_steps) {}
 
   void SetWorkerThreads(int threads);  // lda_model.cpp
+  DocumentGibbs& WorkerGibbs(int worker) {
+    return worker == 0 ? gibbs_ : worker_gibbs_[static_cast<std::size_t>(worker - 1)];
+  }
+  DocumentMh& WorkerMh(int worker) {
+    return worker == 0 ? mh_ : worker_mh_[static_cast<std::size_t>(worker - 1)];
+  }
 
   int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }

@@ -43,6 +43,9 @@ class WordProposals {
   void Reset(const TopicWordView& view);
   // Builds word w's table if it is stale; then Draw(w, ...) may be called.
   void Ensure(std::uint32_t word);
+  // Builds every stale table now, on `threads` threads, so that sweeps running at the same
+  // time only read the tables (Ensure then finds each built). The same tables as Ensure's.
+  void EnsureAll(int threads);
   // Where a draw with the 64-bit random number `bits` will look in word w's table: with
   // u = bits / 2^64, K u = i + f where i is uniform on 0..K-1 and, given i, f is uniform
   // on [0, 1) (to 2^-53), so one number gives both the entry and its coin.
