@@ -10,7 +10,8 @@
 #
 # Usage: bash bench/run_lda_grid_bench.sh "N1 N2 ..." [carousel lda options...]
 #   e.g.  bash bench/run_lda_grid_bench.sh "50 100 150 300" --eval-every 50
-# Env: CAROUSEL_BIN (default build/carousel), CAROUSEL_RANKS (thread ranks, default 2),
+# Env: CAROUSEL_BIN (default build/carousel), CAROUSEL_RANKS (thread ranks, default 1: one
+#   rank on the CPUs' worker threads, as `carousel lda` runs by default; 2 for two ranks),
 #   CAROUSEL_GRID_CORPUS (a UCI corpus to use instead of the KOS validation split),
 #   CAROUSEL_GRID_SEED (another --seed for the chains: repeats of the same comparison; as the
 #   split of a run depends on its seed, such runs read the validation training documents
@@ -20,7 +21,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 data=${CAROUSEL_SHARED_DATA:-$root/../shared/data}/kos
 out=${CAROUSEL_BENCH_OUT:-$root/bench/results}/lda_grid
 bin=${CAROUSEL_BIN:-$root/build/carousel}
-ranks=${CAROUSEL_RANKS:-2}
+ranks=${CAROUSEL_RANKS:-1}
 grid=$1
 shift
 mkdir -p "$out"

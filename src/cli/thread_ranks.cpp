@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -77,10 +78,15 @@ int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank) 
 }
 
 int DefaultWorkerThreads(int ranks_here) {
+  const int mine = AvailableCpus();
+  // A launcher that bound this rank to some of the machine's CPUs (mpirun's cores, srun's
+  // --cpus-per-task) gave it those; unbound, it shares them with the ranks beside it.
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0 && mine < online) return std::clamp(mine, 1, kMaxDefaultThreadRanks);
   int sharing = std::max(1, ranks_here);
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
     if (const std::optional<int> n = WholeNumber(local); n && *n >= 1) sharing = *n;
-  return std::clamp(AvailableCpus() / sharing, 1, kMaxDefaultThreadRanks);
+  return std::clamp(mine / sharing, 1, kMaxDefaultThreadRanks);
 }
 
 void CheckNoThreadRanksUnderLauncher() {

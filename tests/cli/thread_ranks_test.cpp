@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -87,13 +88,31 @@ TEST(DefaultWorkerThreads, ShareTheCpusAmongTheRanksBesideIt) {
   const std::string saved = old ? old : "";
   unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const int cpus = Cpus();
-  EXPECT_EQ(DefaultWorkerThreads(1), std::min(cpus, kMaxDefaultThreadRanks));
-  EXPECT_EQ(DefaultWorkerThreads(2), std::clamp(cpus / 2, 1, kMaxDefaultThreadRanks));
-  EXPECT_EQ(DefaultWorkerThreads(cpus + 1), 1);
+  const int most = std::min(cpus, kMaxDefaultThreadRanks);
+  // Bound to some of the machine's CPUs (as a launcher binds): those, whatever shares them.
+  const bool bound = cpus < sysconf(_SC_NPROCESSORS_ONLN);
+  auto shared = [&](int ranks) { return bound ? most : std::clamp(cpus / ranks, 1, most); };
+  EXPECT_EQ(DefaultWorkerThreads(1), most);
+  EXPECT_EQ(DefaultWorkerThreads(2), shared(2));
+  EXPECT_EQ(DefaultWorkerThreads(cpus + 1), shared(cpus + 1));
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "3", 1);  // an MPI launcher's ranks on this machine
-  EXPECT_EQ(DefaultWorkerThreads(8), std::clamp(cpus / 3, 1, kMaxDefaultThreadRanks));
+  EXPECT_EQ(DefaultWorkerThreads(8), shared(3));
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "junk", 1);  // not a count: the ranks given
-  EXPECT_EQ(DefaultWorkerThreads(1), std::min(cpus, kMaxDefaultThreadRanks));
+  EXPECT_EQ(DefaultWorkerThreads(1), most);
+  if (!bound) {  // the same on one CPU of them, as a bound rank
+    cpu_set_t all, one;
+    ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &all)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    if (sched_setaffinity(0, sizeof one, &one) == 0) {
+      EXPECT_EQ(DefaultWorkerThreads(1), 1);
+      sched_setaffinity(0, sizeof all, &all);
+    }
+  }
   if (old)
     setenv("OMPI_COMM_WORLD_LOCAL_SIZE", saved.c_str(), 1);
   else

@@ -39,10 +39,11 @@ class CpuBinding {
 };
 
 // Worker threads per rank for a command that shares a rank's work out among threads (lda
-// --threads), when the command line does not say: the CPUs the calling rank may run on,
-// divided among the ranks on this machine that may run on them too (`ranks_here`, or the
-// launcher's OMPI_COMM_WORLD_LOCAL_SIZE when it is set), at least 1 and at most
-// kMaxDefaultThreadRanks. A thread rank bound to its CPU gets 1, one rank alone every CPU.
+// --threads), when the command line does not say, at least 1 and at most
+// kMaxDefaultThreadRanks: the CPUs the calling rank may run on where a launcher bound it to
+// some of the machine's (mpirun's cores, srun's --cpus-per-task; a thread rank bound to its
+// CPU gets 1); unbound, the machine's CPUs divided among the ranks on it (`ranks_here`, or
+// Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE when it is set), so one rank alone gets every CPU.
 int DefaultWorkerThreads(int ranks_here);
 
 // CAROUSEL_RANKS under an MPI launcher: only "1" (or unset) is accepted, as the launcher
