@@ -146,10 +146,10 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--eval-sweeps", c.eval_sweeps, "Gibbs passes over held-out documents")
       ->check(CLI::Range(1, 100000));
   app.add_option("--threads", o.threads,
-                 "threads per rank for the training sweeps and the topic-word update; the "
-                 "results do not depend on it")
+                 "threads per rank for the Gibbs sweeps (training and evaluation) and the "
+                 "topic-word update; the results do not depend on it")
       ->check(CLI::Range(1, 1024))
-      ->default_str("the CPUs the rank may run on, shared with the ranks beside it");
+      ->default_str("the rank's CPUs, at most 16 (README: Threads within a rank)");
   AddChainOptions(app, c, o.basics);
 }
 
