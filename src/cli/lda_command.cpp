@@ -147,9 +147,9 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--threads", o.threads,
                  "threads per rank for the Gibbs sweeps (training and evaluation) and the "
-                 "topic-word update; the results do not depend on it")
-      ->check(CLI::Range(1, 1024))
-      ->default_str("the rank's CPUs, at most 16 (README: Threads within a rank)");
+                 "topic-word update; the results do not depend on it; 0 = the rank's CPUs, "
+                 "at most 16 (README: Threads within a rank)")
+      ->check(CLI::Range(0, 1024));
   AddChainOptions(app, c, o.basics);
 }
 
