@@ -82,7 +82,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
           const std::size_t documents = observed.tokens.documents();
 #pragma omp parallel num_threads(threads_) if (threads_ > 1 && documents > 1)
           {
-            DocumentGibbs& gibbs = WorkerGibbs(omp_get_thread_num());
+            DocumentGibbs& gibbs = gibbs_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 16)
             for (std::size_t d = 0; d < documents; ++d) {
               const std::uint64_t begin = observed.tokens.Begin(d, j);

@@ -186,10 +186,10 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
 
 void LdaModel::Impl::SetWorkerThreads(int threads) {
   threads_ = std::max(1, threads);
-  const auto workers = static_cast<std::size_t>(threads_ - 1);
-  worker_gibbs_.assign(workers, DocumentGibbs(config_.topics));
-  worker_mh_.assign(workers, DocumentMh(config_.topics, config_.mh_steps));
-  worker_counts_.resize(workers);
+  const auto workers = static_cast<std::size_t>(threads_);
+  gibbs_.assign(workers, DocumentGibbs(config_.topics));
+  mh_.assign(workers, DocumentMh(config_.topics, config_.mh_steps));
+  worker_counts_.resize(workers - 1);
 }
 
 // The training sweeps of row-block rb's minibatch documents in tile (rb, j), adding the kept
@@ -209,8 +209,8 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t,
 #pragma omp parallel num_threads(workers) reduction(+ : swept)
   {
     const int w = omp_get_thread_num();
-    DocumentGibbs& gibbs = WorkerGibbs(w);
-    DocumentMh& mh_kernel = WorkerMh(w);
+    DocumentGibbs& gibbs = gibbs_[static_cast<std::size_t>(w)];
+    DocumentMh& mh_kernel = mh_[static_cast<std::size_t>(w)];
     std::vector<std::uint32_t>& mine = w == 0 ? counts : worker_counts_[w - 1];
     mine.assign(entries, 0);  // each thread zeroes its own table
     // Documents differ in length, so they are dealt out in small chunks as workers free up.

@@ -76,16 +76,10 @@ struct LdaModel::Impl {
         corpus_(corpus),
         roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
         given_survey_(std::move(survey)),
-        gibbs_(config.topics),
-        mh_(config.topics, config.mh_steps) {}
+        gibbs_(1, DocumentGibbs(config.topics)),
+        mh_(1, DocumentMh(config.topics, config.mh_steps)) {}
 
   void SetWorkerThreads(int threads);  // lda_model.cpp
-  DocumentGibbs& WorkerGibbs(int worker) {
-    return worker == 0 ? gibbs_ : worker_gibbs_[static_cast<std::size_t>(worker - 1)];
-  }
-  DocumentMh& WorkerMh(int worker) {
-    return worker == 0 ? mh_ : worker_mh_[static_cast<std::size_t>(worker - 1)];
-  }
 
   int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
@@ -141,15 +135,14 @@ struct LdaModel::Impl {
   std::vector<double> total_;        // theta_k. over the whole vocabulary
   KeyedPartials block_totals_;       // theta_k. of each updated block, for EndIteration
   bool finite_ = true;               // the last update left every parameter finite
-  DocumentGibbs gibbs_;
-  DocumentMh mh_;  // the training sweeps' kernel under --doc-sampler mh
-  // Worker threads of this rank (SetWorkerThreads): the training sweeps share out the
-  // documents and the topic-word update the block's rows. Worker w > 0 has its own kernels
-  // and adds its tokens' topics to its own counts, summed into the tile's after the sweeps
-  // (integers: the same total in any order).
+  // Worker threads of this rank (SetWorkerThreads): the sweeps share out the documents and
+  // the topic-word update the block's rows. Worker w has its own kernels, gibbs_[w] and
+  // mh_[w] (the training sweeps' kernel under --doc-sampler mh); worker w > 0 adds its
+  // tokens' topics to its own counts, worker_counts_[w - 1], summed into the tile's after
+  // the sweeps (integers: the same total in any order).
   int threads_ = 1;
-  std::vector<DocumentGibbs> worker_gibbs_;
-  std::vector<DocumentMh> worker_mh_;
+  std::vector<DocumentGibbs> gibbs_;
+  std::vector<DocumentMh> mh_;
   std::vector<std::vector<std::uint32_t>> worker_counts_;
   TopicWordView view_;
   WordProposals proposals_;  // alias tables of view_'s words, for mh_
