@@ -39,6 +39,7 @@ struct LdaCommandOptions {
   // averaged, so its resume keeps "draws".
   std::string topic_word_mean = "draws";
   bool topic_word_mean_given = false;
+  bool sweeps_given = false;  // not given: a fresh run resolves it from the corpus (below)
   double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
@@ -65,6 +66,28 @@ double DefaultLdaStep(SimplexSampler sampler) {
       return 0.02;
   }
   return 0.1;
+}
+
+// Default --sweeps: 1 where an iteration of a tile sweeps at least 2 training tokens per
+// entry of the tile's topic-word block, else 2 (the first of the two is the document's
+// burn-in, so the counts the topic-word step gets are drawn under the new phi). Per
+// iteration a tile costs sweeps x its tokens plus one step of its block (words x K
+// entries): where the tokens are few against the entries, the second sweep buys better
+// counts for a step that is paid anyway; where they are many, the sweeps are nearly all
+// the cost and one sweep makes twice the steps in the same time. On validation corpora of
+// KOS's vocabulary and document length, one rank (bench/README.md, "One sweep from 2
+// training tokens per entry"): KOS at 1.1 tokens per entry was ahead with two sweeps from
+// perplexity 1500 down; generated corpora at 2.5, 5.3 and 26.6 were ahead with one at
+// equal training time, by least at 2.5.
+constexpr double kOneSweepTokensPerEntry = 2.0;
+
+int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary) {
+  // A tile holds 1/tiles^2 of the training tokens (q of them per iteration) and 1/tiles of
+  // the words.
+  const double tokens = static_cast<double>(counts.train_tokens) *
+                        c.MinibatchFraction(counts.train_documents) / c.tiles;
+  const double entries = static_cast<double>(vocabulary) * c.topics;
+  return tokens >= kOneSweepTokensPerEntry * entries ? 1 : 2;
 }
 
 // Default burn-in: 20 passes over the data, but at least half and at most 3/4 of the
@@ -122,7 +145,8 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, 100000))
+      ->default_str("1 where a tile sweeps at least 2 training tokens per topic-word entry, else 2");
   app.add_option("--doc-sampler", o.doc_sampler,
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
                  "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
@@ -184,6 +208,7 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   c.initial_topics = ParseInitialTopics(o.initial_topics);
   c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
+  o.sweeps_given = app.count("--sweeps") > 0;
   const double h = o.step > 0 ? o.step : DefaultLdaStep(c.sampler);
   if (o.step <= 0)
     o.basics.run_config.Resolve("--step", io::FormatReal(h), "the sampler's default");
@@ -268,6 +293,15 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                               config.tiles, config.seed, config.topics);
   const Corpus& corpus = loaded.share;
   const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
+  // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint
+  // written before this default records no --sweeps and resumes with the 2 of then.
+  if (!options.sweeps_given && resume_payload.empty()) {
+    config.sweeps = DefaultLdaSweeps(config, survey.counts, corpus.vocabulary);
+    options.basics.run_config.Resolve(
+        "--sweeps", std::to_string(config.sweeps),
+        "the default: 1 from 2 training tokens per topic-word entry of a tile, else 2");
+    recorded_args.insert(recorded_args.end(), {"--sweeps", std::to_string(config.sweeps)});
+  }
   const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
 
   const Chain<LdaModel> chain = StartChain<LdaModel>(

@@ -29,7 +29,9 @@ struct LdaConfig {
   // Defaults chosen for time to a held-out perplexity on a validation split of KOS
   // (bench/README.md, "LDA defaults for time to perplexity").
   double minibatch = 0;
-  int sweeps = 2;  // Gibbs sweeps per minibatch document; the first half is burn-in
+  // Gibbs sweeps per minibatch document; the first half is burn-in. `carousel lda` resolves
+  // its default from the corpus (1 or 2: lda_command.cpp, DefaultLdaSweeps).
+  int sweeps = 2;
   // How the training sweeps draw each token's topic: exact Gibbs (DocumentGibbs) or
   // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
   DocSampler doc_sampler = DocSampler::kGibbs;
