@@ -40,7 +40,7 @@ struct LdaCommandOptions {
   std::string topic_word_mean = "draws";
   bool topic_word_mean_given = false;
   bool sweeps_given = false;  // not given: a fresh run resolves it from the corpus (below)
-  double step = -1.0;  // < 0: the sampler's default (DefaultLdaStep)
+  double step = -1.0;         // < 0: the sampler's default (DefaultLdaStep)
   double tau = 10.0;
   double kappa = 0.33;
   int threads = 0;  // worker threads per rank; 0: DefaultWorkerThreads
@@ -70,7 +70,7 @@ double DefaultLdaStep(SimplexSampler sampler) {
 
 // Default --sweeps: 1 where an iteration of a tile sweeps at least 2 training tokens per
 // entry of the tile's topic-word block, else 2 (the first of the two is the document's
-// burn-in, so the counts the topic-word step gets are drawn under the new phi). Per
+// burn-in: the kept sweep's topics have had a sweep to adjust to the new phi). Per
 // iteration a tile costs sweeps x its tokens plus one step of its block (words x K
 // entries): where the tokens are few against the entries, the second sweep buys better
 // counts for a step that is paid anyway; where they are many, the sweeps are nearly all
@@ -146,7 +146,8 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
       ->check(CLI::Range(1, 100000))
-      ->default_str("1 where a tile sweeps at least 2 training tokens per topic-word entry, else 2");
+      ->default_str(
+          "1 where a tile sweeps at least 2 training tokens per topic-word entry, else 2");
   app.add_option("--doc-sampler", o.doc_sampler,
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
                  "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
