@@ -90,6 +90,12 @@ int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint64_t 
   return tokens >= kOneSweepTokensPerEntry * entries ? 1 : 2;
 }
 
+// The rule in words, for --help and config.toml, from the same threshold.
+std::string DefaultLdaSweepsRule() {
+  return "1 from " + io::FormatReal(kOneSweepTokensPerEntry) +
+         " training tokens per topic-word entry of a tile, else 2";
+}
+
 // Default burn-in: 20 passes over the data, but at least half and at most 3/4 of the
 // iterations (below). An iteration samples each document in one of its tiles, so a pass is
 // --tiles iterations. On the KOS validation split (bench/README.md, "LDA burn-in in
@@ -146,8 +152,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
       ->check(CLI::Range(1, 100000))
-      ->default_str(
-          "1 where a tile sweeps at least 2 training tokens per topic-word entry, else 2");
+      ->default_str(DefaultLdaSweepsRule());
   app.add_option("--doc-sampler", o.doc_sampler,
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
                  "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
@@ -298,9 +303,8 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   // written before this default records no --sweeps and resumes with the 2 of then.
   if (!options.sweeps_given && resume_payload.empty()) {
     config.sweeps = DefaultLdaSweeps(config, survey.counts, corpus.vocabulary);
-    options.basics.run_config.Resolve(
-        "--sweeps", std::to_string(config.sweeps),
-        "the default: 1 from 2 training tokens per topic-word entry of a tile, else 2");
+    options.basics.run_config.Resolve("--sweeps", std::to_string(config.sweeps),
+                                      "the default: " + DefaultLdaSweepsRule());
     recorded_args.insert(recorded_args.end(), {"--sweeps", std::to_string(config.sweeps)});
   }
   const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
