@@ -17,6 +17,7 @@
 // sweeps do.
 //
 // Usage: lda_sweep_throughput CORPUS TOPIC_WORD.npy [--repeats R] [--alpha A] [--mh-steps S]
+//          [--gibbs-draw auto|sparse|dense] [--dense-from T]
 //   CORPUS: UCI or LDA-C; TOPIC_WORD.npy: K x V float64, e.g. a `carousel lda` run's output.
 #include <algorithm>
 #include <chrono>
@@ -64,8 +65,10 @@ Tokens Expand(const Corpus& corpus, int topics) {
 
 // The kernel under test: Gibbs, or Metropolis-Hastings with `mh_steps` cycles per token.
 struct Kernel {
-  Kernel(int topics, int mh_steps)
-      : gibbs(topics), mh(topics, mh_steps > 0 ? mh_steps : 1), use_mh(mh_steps > 0) {}
+  Kernel(int topics, int mh_steps, GibbsDraw draw, int dense_from)
+      : gibbs(topics, draw, dense_from),
+        mh(topics, mh_steps > 0 ? mh_steps : 1),
+        use_mh(mh_steps > 0) {}
   DocumentGibbs gibbs;
   DocumentMh mh;
   WordProposals proposals;
@@ -114,11 +117,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   int repeats = 5, mh_steps = 0;
+  GibbsDraw draw = GibbsDraw::kAuto;
+  int dense_from = -1;  // DenseFromTopics(K)
   double alpha = 0.1;
   for (int a = 3; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--repeats")) repeats = std::stoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--alpha")) alpha = std::stod(argv[a + 1]);
     if (!std::strcmp(argv[a], "--mh-steps")) mh_steps = std::stoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--gibbs-draw")) draw = ParseGibbsDraw(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--dense-from")) dense_from = std::stoi(argv[a + 1]);
   }
   const Corpus corpus = io::ReadCorpus(argv[1]);
   const io::NpyArray npy = io::ReadNpy(argv[2]);
@@ -136,7 +143,8 @@ int main(int argc, char** argv) {
   TopicWordView view;
   view.Assign(theta.data(), V, K, inverse_total.data(), alpha);
 
-  Kernel kernel(K, mh_steps);
+  if (dense_from < 0) dense_from = DenseFromTopics(K);
+  Kernel kernel(K, mh_steps, draw, dense_from);
   std::vector<std::uint32_t> counts(V * K, 0);
   double cold = 1e300, warm = 1e300, cold_topics = 0, warm_topics = 0;
   std::size_t tokens = 0;
@@ -154,9 +162,12 @@ int main(int argc, char** argv) {
     warm = std::min(warm, seconds / 2);  // per two sweeps, as cold
     fingerprint = Fingerprint(t.topic);
   }
-  std::printf("%s, tokens %zu, K %d, best of %d\n",
-              mh_steps > 0 ? ("mh, " + std::to_string(mh_steps) + " steps").c_str() : "gibbs",
-              tokens, K, repeats);
+  std::string name = "mh, " + std::to_string(mh_steps) + " steps";
+  if (mh_steps == 0) {
+    name = std::string("gibbs, ") + GibbsDrawName(draw);
+    if (draw == GibbsDraw::kAuto) name += ", dense from " + std::to_string(dense_from) + " topics";
+  }
+  std::printf("%s, tokens %zu, K %d, best of %d\n", name.c_str(), tokens, K, repeats);
   std::printf("cold: %.2fM token visits/s (%.1f ns each), %.1f topics per document at the start\n",
               2 * tokens / cold / 1e6, cold * 1e9 / (2 * tokens), cold_topics);
   std::printf("warm: %.2fM token visits/s (%.1f ns each), %.1f topics per document\n",

@@ -33,6 +33,10 @@ struct LdaCommandOptions {
   std::string format = "auto";
   std::string sampler = "scir";
   std::string doc_sampler = "gibbs";
+  // What a checkpoint's command line without --gibbs-draw parses to: the sparse draw, the
+  // only one before the option; a fresh run without it resolves auto (RunLdaCommand).
+  std::string gibbs_draw = "sparse";
+  bool gibbs_draw_given = false;
   std::string initial_topics = "prior";
   // Not given: a fresh run resolves it to "assignments" and records it in the checkpoints'
   // command line; a checkpoint that does not record it was written when the draws were
@@ -157,6 +161,13 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
                  "O(topics in the document)) or by O(1) Metropolis-Hastings cycles with "
                  "alias-table word proposals (LightLDA)");
+  app.add_option("--gibbs-draw", o.gibbs_draw,
+                 "auto|sparse|dense: how each Gibbs draw (training and evaluation) is computed: "
+                 "over the document's topics (sparse, double precision), over all K topics in "
+                 "vectors (dense, single precision; AVX2 and K <= 64), or per document the one "
+                 "expected to be faster (dense from a third of the K topics); the same "
+                 "conditional, other bits")
+      ->default_str("auto");
   app.add_option("--mh-steps", c.mh_steps,
                  "--doc-sampler mh: cycles (a word and a document proposal) per token")
       ->check(CLI::Range(1, 1000));
@@ -211,6 +222,8 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   auto& c = o.config;
   c.sampler = ParseSimplexSampler(o.sampler);
   c.doc_sampler = ParseDocSampler(o.doc_sampler);
+  c.gibbs_draw = ParseGibbsDraw(o.gibbs_draw);
+  o.gibbs_draw_given = app.count("--gibbs-draw") > 0;
   c.initial_topics = ParseInitialTopics(o.initial_topics);
   c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
@@ -259,13 +272,18 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
       {"empty_documents_skipped", std::to_string(counts.empty_documents)},
       {"train_tokens", std::to_string(counts.train_tokens)},
       {"test_tokens", std::to_string(counts.test_tokens)}};
-  // Only an mh run says so, after `sweeps`: the headers of Gibbs runs stay as they were.
-  if (c.doc_sampler == DocSampler::kMh) {
-    const auto sweeps = std::find_if(comments.begin(), comments.end(),
-                                     [](const auto& kv) { return kv.first == "sweeps"; });
-    comments.insert(sweeps + 1,
+  // Only an mh run, and a run of other than the sparse draw, say so, after `sweeps`: the
+  // headers of the runs before these options stay as they were.
+  const auto after_sweeps = [&comments] {
+    return std::find_if(comments.begin(), comments.end(),
+                        [](const auto& kv) { return kv.first == "sweeps"; }) +
+           1;
+  };
+  if (c.gibbs_draw != GibbsDraw::kSparse)
+    comments.insert(after_sweeps(), {"gibbs_draw", GibbsDrawName(c.gibbs_draw)});
+  if (c.doc_sampler == DocSampler::kMh)
+    comments.insert(after_sweeps(),
                     {"doc_sampler", "mh, " + std::to_string(c.mh_steps) + " steps per token"});
-  }
   return comments;
 }
 
@@ -283,6 +301,11 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   LdaConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   std::vector<std::string> recorded_args = options.argv;
+  if (!options.gibbs_draw_given && resume_payload.empty()) {
+    config.gibbs_draw = GibbsDraw::kAuto;
+    options.basics.run_config.Resolve("--gibbs-draw", "auto", "the default");
+    recorded_args.insert(recorded_args.end(), {"--gibbs-draw", "auto"});
+  }
   if (!options.topic_word_mean_given && resume_payload.empty()) {
     config.topic_word_mean = TopicWordMean::kAssignments;
     options.basics.run_config.Resolve("--topic-word-mean", "assignments", "the default");

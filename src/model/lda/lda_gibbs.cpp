@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "carousel/util/error.hpp"
+
 namespace carousel {
 
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
@@ -11,6 +13,8 @@ void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
   const auto K = static_cast<std::size_t>(k_topics);
   phi.resize(words * K);
   smoothing.resize(words);
+  dense_stride = (K + 7) / 8 * 8;
+  phi_dense.assign(words * dense_stride, 0.0f);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (std::size_t w = 0; w < words; ++w) {
     double sum = 0.0;
@@ -20,14 +24,51 @@ void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
       double p = theta[w * K + k] * inverse_total[k];
       if (p < std::numeric_limits<double>::min()) p = 0.0;
       phi[w * K + k] = p;
+      const auto f = static_cast<float>(p);
+      phi_dense[w * dense_stride + k] = f < std::numeric_limits<float>::min() ? 0.0f : f;
       sum += p;
     }
     smoothing[w] = alpha * sum;
   }
 }
 
-DocumentGibbs::DocumentGibbs(int topics)
+const char* GibbsDrawName(GibbsDraw d) {
+  switch (d) {
+    case GibbsDraw::kSparse:
+      return "sparse";
+    case GibbsDraw::kDense:
+      return "dense";
+    default:
+      return "auto";
+  }
+}
+
+GibbsDraw ParseGibbsDraw(const std::string& name) {
+  if (name == "auto") return GibbsDraw::kAuto;
+  if (name == "sparse") return GibbsDraw::kSparse;
+  if (name == "dense") return GibbsDraw::kDense;
+  throw UsageError("--gibbs-draw", "expected auto, sparse or dense, got '" + name + "'");
+}
+
+namespace {
+// The fewest topics in a document for which DocumentGibbs draws densely.
+int DenseFrom(int topics, GibbsDraw draw, int dense_from) {
+  switch (draw) {
+    case GibbsDraw::kSparse:
+      return std::numeric_limits<int>::max();
+    case GibbsDraw::kDense:
+      return 0;
+    default:
+      if (!DenseDocumentGibbs::Vectorised(topics)) return std::numeric_limits<int>::max();
+      return dense_from >= 0 ? dense_from : DenseFromTopics(topics);
+  }
+}
+}  // namespace
+
+DocumentGibbs::DocumentGibbs(int topics, GibbsDraw draw, int dense_from)
     : topics_(topics),
+      dense_from_(DenseFrom(topics, draw, dense_from)),
+      dense_(topics),
       position_(static_cast<std::size_t>(topics), -1),
       weight_(static_cast<std::size_t>(topics)) {
   present_.reserve(static_cast<std::size_t>(topics));
@@ -61,6 +102,8 @@ void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::
       position_[k] = static_cast<int>(present_.size());
       present_.push_back(k);
     }
+  if (static_cast<int>(present_.size()) >= dense_from_)
+    return dense_.Sweep(word, topic, n, doc_topic, view, rng, accumulate);
   const auto K = static_cast<std::size_t>(topics_);
   uniforms_.resize(n);
   rng.FillUniform(uniforms_.data(), n);

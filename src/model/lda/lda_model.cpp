@@ -187,7 +187,7 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
 void LdaModel::Impl::SetWorkerThreads(int threads) {
   threads_ = std::max(1, threads);
   const auto workers = static_cast<std::size_t>(threads_);
-  gibbs_.assign(workers, DocumentGibbs(config_.topics));
+  gibbs_.assign(workers, DocumentGibbs(config_.topics, config_.gibbs_draw));
   mh_.assign(workers, DocumentMh(config_.topics, config_.mh_steps));
   worker_counts_.resize(workers - 1);
 }
@@ -286,6 +286,8 @@ std::string LdaModel::Impl::Fingerprint() const {
     << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
   if (config_.doc_sampler == DocSampler::kMh)  // Gibbs runs keep their old fingerprint
     s << " doc_sampler=mh mh_steps=" << config_.mh_steps;
+  if (config_.gibbs_draw != GibbsDraw::kSparse)  // as do runs of the draw before the option
+    s << " gibbs_draw=" << GibbsDrawName(config_.gibbs_draw);
   return s.str();
 }
 

@@ -76,7 +76,7 @@ struct LdaModel::Impl {
         corpus_(corpus),
         roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.seed)),
         given_survey_(std::move(survey)),
-        gibbs_(1, DocumentGibbs(config.topics)),
+        gibbs_(1, DocumentGibbs(config.topics, config.gibbs_draw)),
         mh_(1, DocumentMh(config.topics, config.mh_steps)) {}
 
   void SetWorkerThreads(int threads);  // lda_model.cpp

@@ -36,6 +36,8 @@ struct LdaConfig {
   // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
   DocSampler doc_sampler = DocSampler::kGibbs;
   int mh_steps = 2;
+  // How every Gibbs sweep (training and evaluation) computes its draws (lda_gibbs.hpp).
+  GibbsDraw gibbs_draw = GibbsDraw::kAuto;
   // What the posterior mean of the topics (topic_word.npy) averages at each kept draw:
   // E[phi | z] from the training tokens' topic assignments (Rao-Blackwellised), or the
   // sampler's draws of phi themselves. Either estimates the same posterior mean; the chain

@@ -3,17 +3,22 @@
 // fixed and the document's topic proportions collapsed, each token's topic is drawn from
 //   p(z = k | rest) proportional to (alpha + n_dk without the token) * phi_kw.
 //
-// Speed. phi does not change during the sweeps, so the sum splits into a document bucket
-// sum_k n_dk phi_kw, over the document's topics with n_dk > 0 only (sparse: a document
-// uses few of the K topics), and a smoothing bucket alpha sum_k phi_kw, which is the same
-// for every token of word w and is precomputed once per column block. A draw costs
-// O(topics in the document), plus O(K) only when it lands in the smoothing bucket, whose
-// mass is small once documents are longer than K * alpha tokens.
+// Two ways to compute the same draw, chosen per document and sweep (GibbsDraw):
+//   - sparse: phi does not change during the sweeps, so the sum splits into a document
+//     bucket sum_k n_dk phi_kw, over the document's topics with n_dk > 0 only, and a
+//     smoothing bucket alpha sum_k phi_kw, the same for every token of word w and
+//     precomputed once per column block. A draw costs O(topics in the document), plus O(K)
+//     only when it lands in the smoothing bucket, whose mass is small once documents are
+//     longer than K * alpha tokens.
+//   - dense (lda_gibbs_dense.hpp): all K weights in single precision, eight topics per
+//     vector operation; cheaper where a document uses many of few topics.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "carousel/model/lda/lda_gibbs_dense.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -25,6 +30,11 @@ struct TopicWordView {
   double alpha = 0.0;
   std::vector<double> phi;
   std::vector<double> smoothing;
+  // phi in single precision for DenseDocumentGibbs (lda_gibbs_dense.hpp): each word's row
+  // padded with zeros to dense_stride = K rounded up to a multiple of 8 (whole vectors), and
+  // values below the smallest normal float set to 0 (subnormal arithmetic is slow).
+  std::size_t dense_stride = 0;
+  std::vector<float> phi_dense;
 
   // Fills the view from expanded-mean parameters theta (word-major, `words` x topics) and
   // the inverse per-topic totals 1 / theta_k. over the whole vocabulary, the words shared
@@ -34,11 +44,31 @@ struct TopicWordView {
   const double* Row(std::uint32_t word) const {
     return phi.data() + static_cast<std::size_t>(word) * static_cast<std::size_t>(topics);
   }
+  const float* DenseRow(std::uint32_t word) const {
+    return phi_dense.data() + static_cast<std::size_t>(word) * dense_stride;
+  }
 };
+
+// How DocumentGibbs computes its draws (`carousel lda --gibbs-draw`): the sparse or the dense
+// way for every document, or per document and sweep the one expected to be faster (auto:
+// dense where the dense sweep runs in vectors (AVX2 and K <= 64) and the document has at
+// least DenseFromTopics(K) topics at the start of the sweep). The draws are from the same
+// conditional; their bits differ.
+enum class GibbsDraw { kAuto, kSparse, kDense };
+const char* GibbsDrawName(GibbsDraw d);
+GibbsDraw ParseGibbsDraw(const std::string& name);  // throws UsageError on others
+
+// Auto's threshold: a third of the topics. At K = 50 the sparse draw was the faster for
+// documents with fewer (bench/README.md, "A dense Gibbs draw for documents with many
+// topics").
+constexpr int DenseFromTopics(int topics) {
+  return (topics + 2) / 3;
+}
 
 class DocumentGibbs {
  public:
-  explicit DocumentGibbs(int topics);
+  // dense_from: auto's threshold, if not DenseFromTopics(topics) (for benchmarks).
+  explicit DocumentGibbs(int topics, GibbsDraw draw = GibbsDraw::kAuto, int dense_from = -1);
 
   // One sweep, in order, over the n tokens (word[i] indexes the view's rows, topic[i] is
   // updated in place) of a document whose topic counts over all its tokens are
@@ -53,6 +83,8 @@ class DocumentGibbs {
   void Remove(std::uint32_t* doc_topic, int k);
 
   int topics_;
+  int dense_from_;  // the fewest topics in a document for which Sweep draws densely
+  DenseDocumentGibbs dense_;
   std::vector<int> present_;      // topics with n_dk > 0, in the order they appeared
   std::vector<int> position_;     // index of each topic in present_, or -1
   std::vector<double> weight_;    // document-bucket weight of each present topic

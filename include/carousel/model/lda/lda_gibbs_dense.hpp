@@ -1,0 +1,66 @@
+// The per-document Gibbs step of lda_gibbs.hpp computed densely, for few topics: every
+// token's topic is drawn from the same conditional
+//   p(z = k | rest) proportional to (alpha + n_dk without the token) * phi_kw,
+// but from all K weights at once, in single precision and eight topics per vector
+// operation, instead of DocumentGibbs's sparse document bucket (one scalar step per topic of
+// the document, in double precision) and smoothing bucket.
+//
+// Why: the sparse draw costs O(topics in the document) scalar steps, each an indirect load,
+// a multiply and a dependent add, and a scan that exits at an unpredictable point. Early in
+// a chain (topics drawn at random) documents use most of the K topics, and in corpora whose
+// documents mix many topics (15 of 50 on the generated benchmark corpus) they stay so. At
+// K = 50 the dense draw is 7 vector steps of 8 topics whatever the document holds.
+//
+// The inverse-CDF search needs the topics in some fixed order, not in topic order. The order
+// here is lane-major: topic k = 8 b + l sits in lane l of block b. A vector running sum over
+// the blocks gives, in each lane, the cumulative weights of that lane's topics; the eight lane
+// totals, summed in lane order, give the lane to search, and the lane's running sums the
+// block. So no horizontal sums are needed before the draw.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "carousel/util/keyed_rng.hpp"
+
+namespace carousel {
+
+struct TopicWordView;  // lda_gibbs.hpp
+
+// Deliberate errors, for the tests' negative controls only.
+enum class DenseFault {
+  kNone,
+  kKeepOwnCount,  // the token's own count is removed after its draw, not before
+  kLaneOffByOne,  // u's place within its lane measured from the lane's end, not its start
+};
+
+class DenseDocumentGibbs {
+ public:
+  // scalar: always the scalar steps (the tests compare them with the vector code).
+  explicit DenseDocumentGibbs(int topics, DenseFault fault = DenseFault::kNone,
+                              bool scalar = false);
+  // Whether this build's sweep at `topics` runs in vectors (AVX2 and K <= 64) rather than in
+  // the scalar steps that define its arithmetic.
+  static bool Vectorised(int topics);
+
+  // As DocumentGibbs::Sweep (the same arguments, the same conditional, one uniform per token
+  // drawn before the sweep), reading the view's single-precision rows (DenseRow).
+  void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+             std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
+             std::uint32_t* accumulate);
+
+ private:
+  int topics_;
+  std::size_t blocks_;  // ceil(K / 8)
+  DenseFault fault_;
+  bool scalar_;
+  std::vector<double> uniforms_;  // the sweep's uniforms, one per token
+  // The scalar path's n_dk (as floats, exact below 2^24) and running sums (block b, lane l:
+  // lane l's weights summed over blocks 0..b), padded to 8 * blocks_; the AVX2 path holds
+  // them in registers and on its stack for K <= 64.
+  std::vector<float> count_;
+  std::vector<float> running_;
+};
+
+}  // namespace carousel

@@ -1,0 +1,264 @@
+#include "carousel/model/lda/lda_gibbs_dense.hpp"
+
+#include "carousel/model/lda/lda_gibbs.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+namespace carousel {
+
+namespace {
+constexpr std::size_t kLanes = 8;
+
+struct DocumentSlice {  // DenseDocumentGibbs::Sweep's document
+  const std::uint32_t* word;
+  std::uint16_t* topic;
+  std::size_t n;
+  std::uint32_t* doc_topic;
+};
+
+// The arithmetic of one draw, written once as scalar steps whose order the AVX2 code below
+// follows operation for operation (this file is compiled without fused multiply-adds), so
+// both give the same bits:
+//   weight[b][l] = (n[b][l] + alpha) * phi[b][l]
+//   running[b][l] = weight[0][l] + ... + weight[b][l], by the three steps of a Kogge-Stone
+//   scan over the blocks (sums of 2, then 4, then 8 neighbouring blocks: a chain of three
+//   additions instead of B - 1)
+//   the lanes' inclusive prefix sums of running[B-1] by three steps within each half of
+//   four lanes and one across: s1 = x + x shifted by 1, s2 = s1 + s1 shifted by 2 (within
+//   the half), prefix = s2 + (the low half's s2[3] in the high half).
+struct Prefix {
+  float value[kLanes];
+};
+
+// Kogge-Stone over the blocks of x (blocks x 8, in place): after the step of distance d,
+// x[b] holds the sum of blocks b - 2d + 1 .. b (those that exist). Adding to blocks from the
+// last down reads each distance-d partner before it changes.
+void BlockPrefix(float* x, std::size_t blocks) {
+  for (std::size_t d = 1; d < blocks; d *= 2)
+    for (std::size_t b = blocks - 1; b >= d; --b)
+      for (std::size_t l = 0; l < kLanes; ++l) x[b * kLanes + l] += x[(b - d) * kLanes + l];
+}
+
+Prefix LanePrefix(const float* x) {
+  float s1[kLanes], s2[kLanes];
+  Prefix p;
+  for (std::size_t l = 0; l < kLanes; ++l) s1[l] = x[l] + (l % 4 >= 1 ? x[l - 1] : 0.0f);
+  for (std::size_t l = 0; l < kLanes; ++l) s2[l] = s1[l] + (l % 4 >= 2 ? s1[l - 2] : 0.0f);
+  for (std::size_t l = 0; l < kLanes; ++l) p.value[l] = s2[l] + (l >= 4 ? s2[3] : 0.0f);
+  return p;
+}
+
+// Given the running sums (blocks x 8, lane-major order) and their lanes' inclusive prefix,
+// the topic whose cumulative weight first passes u = uniform * total, or -1 if the total is
+// 0. Rounding can leave u at or past the last cumulative weight; the draw then falls to the
+// last topic with positive weight.
+int Search(const float* running, std::size_t blocks, const float* prefix, double uniform,
+           DenseFault fault) {
+  const float total = prefix[kLanes - 1];
+  if (!(total > 0.0f)) return -1;
+  const float u = static_cast<float>(uniform) * total;
+  std::size_t lane = 0;  // the number of lanes whose cumulative mass is at most u
+  for (std::size_t l = 0; l < kLanes; ++l) lane += prefix[l] <= u;
+  const float* lane_total = running + (blocks - 1) * kLanes;
+  float v;  // u's place within the lane
+  if (lane < kLanes) {
+    v = u - (fault == DenseFault::kLaneOffByOne ? prefix[lane]
+             : lane > 0                         ? prefix[lane - 1]
+                                                : 0.0f);
+  } else {
+    lane = kLanes - 1;
+    while (!(lane_total[lane] > 0.0f)) --lane;
+    v = lane_total[lane];
+  }
+  std::size_t block = 0;  // the number of the lane's running sums at most v
+  for (std::size_t b = 0; b < blocks; ++b) block += running[b * kLanes + lane] <= v;
+  if (block == blocks) {  // v at the lane's total: its last positive weight
+    block = 0;
+    while (running[block * kLanes + lane] < lane_total[lane]) ++block;
+  }
+  return static_cast<int>(block * kLanes + lane);
+}
+
+#ifdef __AVX2__
+// delta (+1 or -1) added to the count of topic `k` among counts held in registers, eight per
+// vector, `index` holding each lane's topic. Why registers: a count changed by a one-element
+// store and then read as part of a vector waits until the store completes, and even a whole-
+// vector store costs a store-to-load forwarding on the draws' chain of dependent steps.
+template <std::size_t B>
+inline void AddToTopic(__m256* count, const __m256i* index, std::uint32_t k, __m256 delta) {
+  const __m256i topic = _mm256_set1_epi32(static_cast<int>(k));
+  for (std::size_t b = 0; b < B; ++b)
+    count[b] = _mm256_add_ps(
+        count[b], _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(index[b], topic)), delta));
+}
+
+// The sweep with B blocks of eight topics (K <= 8 B), each step's sums kept in registers.
+template <std::size_t B>
+void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
+                 const double* uniforms, std::uint32_t* accumulate, DenseFault fault) {
+  const std::uint32_t* word = doc.word;
+  std::uint16_t* topic = doc.topic;
+  alignas(32) float counts[B * kLanes] = {};  // n_dk as floats (exact below 2^24)
+  alignas(32) float running[B * kLanes];      // for Search's rare cases only
+  alignas(32) float prefix_of[kLanes];
+  for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<float>(doc.doc_topic[k]);
+  __m256 count[B];
+  __m256i index[B];
+  for (std::size_t b = 0; b < B; ++b) {
+    count[b] = _mm256_load_ps(counts + b * kLanes);
+    index[b] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(b * kLanes)),
+                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  const __m256 one = _mm256_set1_ps(1.0f), minus_one = _mm256_set1_ps(-1.0f);
+  const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
+  const __m256 zero = _mm256_setzero_ps();
+  constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
+  for (std::size_t i = 0; i < doc.n; ++i) {
+    if (i + 1 < doc.n) {  // the next token's rows are likely cache misses: start loading them
+      const char* next = reinterpret_cast<const char*>(view.DenseRow(word[i + 1]));
+      for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
+      if (accumulate) {
+        const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
+        for (std::size_t b = 0; b < K * sizeof(std::uint32_t); b += 64)
+          __builtin_prefetch(row + b, 1);
+      }
+    }
+    if (fault != DenseFault::kKeepOwnCount) AddToTopic<B>(count, index, topic[i], minus_one);
+    const float* phi = view.DenseRow(word[i]);
+    __m256 run[B];
+    for (std::size_t b = 0; b < B; ++b)
+      run[b] = _mm256_mul_ps(_mm256_add_ps(count[b], alpha), _mm256_loadu_ps(phi + b * kLanes));
+    for (std::size_t d = 1; d < B; d *= 2)  // BlockPrefix's steps
+      for (std::size_t b = B - 1; b >= d; --b) run[b] = _mm256_add_ps(run[b], run[b - d]);
+    const __m256 sum = run[B - 1];
+    // LanePrefix's steps.
+    const __m256 s1 = _mm256_add_ps(
+        sum, _mm256_blend_ps(_mm256_permute_ps(sum, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x11));
+    const __m256 s2 = _mm256_add_ps(
+        s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
+    const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
+    const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
+    // Search's steps on the registers (reading the sums back from memory would wait on the
+    // stores that wrote them); its rare cases (a zero total, u rounded past a sum) by Search.
+    const float total = _mm_cvtss_f32(_mm_permute_ps(_mm256_extractf128_ps(prefix, 1), 0xff));
+    const float u = static_cast<float>(uniforms[i]) * total;
+    const auto lane = static_cast<unsigned>(__builtin_popcount(
+        _mm256_movemask_ps(_mm256_cmp_ps(prefix, _mm256_set1_ps(u), _CMP_LE_OQ))));
+    int chosen = -1;
+    if (total > 0.0f && lane < kLanes) {
+      const unsigned start = fault == DenseFault::kLaneOffByOne ? lane + 1 : lane;
+      const float before =
+          start > 0
+              ? _mm256_cvtss_f32(_mm256_permutevar8x32_ps(prefix, _mm256_set1_epi32(start - 1)))
+              : 0.0f;
+      const __m256 v = _mm256_set1_ps(u - before);
+      __m256i passed = _mm256_setzero_si256();  // -(the running sums at most v), by lane
+      for (std::size_t b = 0; b < B; ++b)
+        passed =
+            _mm256_add_epi32(passed, _mm256_castps_si256(_mm256_cmp_ps(run[b], v, _CMP_LE_OQ)));
+      const auto block = static_cast<unsigned>(
+          -_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(passed, _mm256_set1_epi32(lane))));
+      if (block < B) chosen = static_cast<int>(block * kLanes + lane);
+    }
+    if (chosen < 0 && total > 0.0f) {
+      for (std::size_t b = 0; b < B; ++b) _mm256_store_ps(running + b * kLanes, run[b]);
+      _mm256_store_ps(prefix_of, prefix);
+      chosen = Search(running, B, prefix_of, uniforms[i], fault);
+    }
+    if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
+    if (fault == DenseFault::kKeepOwnCount) AddToTopic<B>(count, index, topic[i], minus_one);
+    AddToTopic<B>(count, index, static_cast<std::uint32_t>(chosen), one);
+    topic[i] = static_cast<std::uint16_t>(chosen);
+    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
+  }
+  for (std::size_t b = 0; b < B; ++b) _mm256_store_ps(counts + b * kLanes, count[b]);
+  for (std::size_t k = 0; k < K; ++k) doc.doc_topic[k] = static_cast<std::uint32_t>(counts[k]);
+}
+#endif
+
+// The same sweep in scalar steps, for any number of blocks.
+void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
+                 const TopicWordView& view, const double* uniforms, std::uint32_t* accumulate,
+                 DenseFault fault, std::vector<float>& counts, std::vector<float>& running) {
+  const std::uint32_t* word = doc.word;
+  std::uint16_t* topic = doc.topic;
+  std::uint32_t* doc_topic = doc.doc_topic;
+  const std::size_t n = doc.n;
+  counts.assign(blocks * kLanes, 0.0f);
+  running.resize(blocks * kLanes);
+  for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<float>(doc_topic[k]);
+  const auto alpha = static_cast<float>(view.alpha);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fault != DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
+    const float* phi = view.DenseRow(word[i]);
+    for (std::size_t k = 0; k < blocks * kLanes; ++k) running[k] = (counts[k] + alpha) * phi[k];
+    BlockPrefix(running.data(), blocks);
+    const Prefix prefix = LanePrefix(running.data() + (blocks - 1) * kLanes);
+    int chosen = Search(running.data(), blocks, prefix.value, uniforms[i], fault);
+    if (chosen < 0) chosen = topic[i];
+    if (fault == DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
+    counts[static_cast<std::size_t>(chosen)] += 1.0f;
+    topic[i] = static_cast<std::uint16_t>(chosen);
+    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
+  }
+  for (std::size_t k = 0; k < K; ++k) doc_topic[k] = static_cast<std::uint32_t>(counts[k]);
+}
+
+}  // namespace
+
+DenseDocumentGibbs::DenseDocumentGibbs(int topics, DenseFault fault, bool scalar)
+    : topics_(topics),
+      blocks_((static_cast<std::size_t>(topics) + kLanes - 1) / kLanes),
+      fault_(fault),
+      scalar_(scalar) {}
+
+bool DenseDocumentGibbs::Vectorised(int topics) {
+#ifdef __AVX2__
+  return topics > 0 && topics <= static_cast<int>(8 * kLanes);
+#else
+  (void)topics;
+  return false;
+#endif
+}
+
+void DenseDocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+                               std::uint32_t* doc_topic, const TopicWordView& view,
+                               KeyedStream& rng, std::uint32_t* accumulate) {
+  const auto K = static_cast<std::size_t>(topics_);
+  if (view.dense_stride != blocks_ * kLanes)
+    throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
+  uniforms_.resize(n);
+  rng.FillUniform(uniforms_.data(), n);
+  const DocumentSlice doc{word, topic, n, doc_topic};
+  const double* u = uniforms_.data();
+#ifdef __AVX2__
+  if (!scalar_) switch (blocks_) {
+      case 1:
+        return SweepBlocks<1>(doc, K, view, u, accumulate, fault_);
+      case 2:
+        return SweepBlocks<2>(doc, K, view, u, accumulate, fault_);
+      case 3:
+        return SweepBlocks<3>(doc, K, view, u, accumulate, fault_);
+      case 4:
+        return SweepBlocks<4>(doc, K, view, u, accumulate, fault_);
+      case 5:
+        return SweepBlocks<5>(doc, K, view, u, accumulate, fault_);
+      case 6:
+        return SweepBlocks<6>(doc, K, view, u, accumulate, fault_);
+      case 7:
+        return SweepBlocks<7>(doc, K, view, u, accumulate, fault_);
+      case 8:
+        return SweepBlocks<8>(doc, K, view, u, accumulate, fault_);
+      default:
+        break;
+    }
+#endif
+  SweepScalar(doc, K, blocks_, view, u, accumulate, fault_, count_, running_);
+}
+
+}  // namespace carousel

@@ -1,0 +1,220 @@
+// The dense Gibbs draw (lda_gibbs_dense.hpp) against the exact target, as lda_gibbs_test.cpp
+// tests the sparse one (chi-square thresholds at p = 1e-4, the problems of
+// lda_kernel_check.hpp):
+//   - Joint: the 4-token, K = 3 document (one block of eight lanes, five of them padding);
+//     one sweep from 200000 exact draws of the collapsed posterior must leave it invariant.
+//   - Conditional: one token against its exact conditional (alpha + n_dk^{-i}) phi_kw, at
+//     K = 6 (one block, a topic with phi = 0 never chosen) and at K = 20 (three blocks, so
+//     the lane-major search crosses blocks and lanes), 100000 draws each.
+// Negative controls: the same tests on the kernel with a deliberate error (the token's own
+// count kept during its draw; u's place in its lane measured from the lane's end, visible
+// with more than one block) must reject.
+// And the vector code must give the scalar steps' bits, and DocumentGibbs's auto choice must
+// give the dense sweep's bits for a document with many topics and the sparse one's for a
+// document with few.
+#include "carousel/model/lda/lda_gibbs_dense.hpp"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "carousel/model/lda/lda_gibbs.hpp"
+#include "carousel/util/keyed_rng.hpp"
+#include "lda_kernel_check.hpp"
+
+namespace carousel {
+namespace {
+using namespace lda_check;  // NOLINT(google-build-using-namespace): test helpers
+
+constexpr int kReplicates = 200000;
+constexpr int kDraws = 100000;
+
+ChiSquare JointAfterOneSweep(DenseFault fault) {
+  const JointProblem prob;
+  DenseDocumentGibbs dense(JointProblem::K, fault);
+  std::vector<double> observed(prob.p.size(), 0.0);
+  for (int r = 0; r < kReplicates; ++r) {
+    KeyedStream start(19, Purpose::kTest, static_cast<std::uint64_t>(r), 0);
+    std::uint16_t z[JointProblem::n];
+    std::uint32_t counts[JointProblem::K];
+    JointProblem::Decode(prob.Draw(start.uniform()), z, counts);
+    KeyedStream rng(19, Purpose::kTest, static_cast<std::uint64_t>(r), 1);
+    dense.Sweep(prob.words.data(), z, JointProblem::n, counts, prob.view, rng, nullptr);
+    observed[JointProblem::Encode(z)] += 1.0;
+  }
+  return Pearson(observed, prob.p, kReplicates);
+}
+
+// One token (the last of a document whose other tokens keep their topics) drawn kDraws
+// times at K topics: theta_kw from a fixed pattern, some phi = 0, the others' topics
+// covering some topics several times and leaving others absent.
+struct ManyTopicProblem {
+  int K;
+  double alpha = 0.15;
+  std::vector<double> theta;
+  TopicWordView view;
+  std::vector<std::uint32_t> words;
+  std::vector<std::uint16_t> others;
+  std::vector<double> p;
+
+  explicit ManyTopicProblem(int topics) : K(topics), theta(2 * topics), p(topics) {
+    for (int k = 0; k < K; ++k) {
+      theta[k] = 1.0 + (k * 7 % 5);                                       // word 0
+      theta[K + k] = k % 4 == 3 ? 0.0 : 0.2 + 0.9 * ((k * 11 + 3) % 13);  // word 1
+    }
+    view = MakeView(theta, 2, K, alpha);
+    for (int k = 0; k < K; k += 3)  // every third topic, some twice
+      for (int c = 0; c <= k % 2; ++c) others.push_back(static_cast<std::uint16_t>(k));
+    words.assign(others.size(), 0);
+    words.push_back(1);  // the swept token
+    double total = 0.0;
+    for (int k = 0; k < K; ++k) {
+      double n = 0;
+      for (auto z : others) n += z == k;
+      p[k] = (alpha + n) * view.Row(1)[k];
+      total += p[k];
+    }
+    for (double& v : p) v /= total;
+  }
+};
+
+ChiSquare SingleToken(const ManyTopicProblem& problem, DenseFault fault) {
+  const int K = problem.K;
+  DenseDocumentGibbs dense(K, fault);
+  std::vector<std::uint16_t> topic(problem.others);
+  topic.push_back(0);
+  const std::size_t last = topic.size() - 1;
+  std::vector<std::uint32_t> counts(static_cast<std::size_t>(K), 0);
+  for (auto z : topic) counts[z]++;
+  std::vector<double> observed(static_cast<std::size_t>(K), 0.0);
+  KeyedStream rng(29, Purpose::kTest, static_cast<std::uint64_t>(K), 0);
+  for (int r = 0; r < kDraws; ++r) {
+    dense.Sweep(problem.words.data() + last, topic.data() + last, 1, counts.data(), problem.view,
+                rng, nullptr);
+    observed[topic[last]] += 1.0;
+  }
+  return Pearson(observed, problem.p, kDraws);
+}
+
+TEST(DenseDocumentGibbs, OneSweepLeavesExactJointPosteriorInvariant) {
+  const ChiSquare good = JointAfterOneSweep(DenseFault::kNone);
+  const ChiSquare own = JointAfterOneSweep(DenseFault::kKeepOwnCount);
+  std::cout << "  dense sweep, K = 3: chi2 = " << good.statistic << " on " << good.df
+            << " df, p = " << good.p << "\n  own count kept: chi2 = " << own.statistic
+            << ", p = " << own.p << "\n";
+  EXPECT_GT(good.p, kRejectP);
+  EXPECT_LT(own.p, kRejectP) << "the test cannot see a sweep that keeps the token's own count";
+}
+
+TEST(DenseDocumentGibbs, SingleTokenDrawsFromExactConditional) {
+  for (const int K : {6, 20}) {
+    const ManyTopicProblem problem(K);
+    const ChiSquare good = SingleToken(problem, DenseFault::kNone);
+    const ChiSquare own = SingleToken(problem, DenseFault::kKeepOwnCount);
+    const ChiSquare lane = SingleToken(problem, DenseFault::kLaneOffByOne);
+    std::cout << "  single token, K = " << K << ": chi2 = " << good.statistic << " on " << good.df
+              << " df, p = " << good.p << "; own count kept: p = " << own.p
+              << "; lane off by one: p = " << lane.p << "\n";
+    EXPECT_GT(good.p, kRejectP) << "K = " << K;
+    EXPECT_LT(own.p, kRejectP) << "K = " << K << ": own count kept not seen";
+    // With one block (K <= 8) a lane holds one topic, and u's place within it is not used.
+    if (K > 8) EXPECT_LT(lane.p, kRejectP) << "K = " << K << ": lane off by one not seen";
+  }
+}
+
+// A small corpus with random topics: `documents` documents of 60 to 119 tokens over 40
+// words, their topics uniform on the first `topics_used` (so with all 50 topics, about 35 at
+// the start of a sweep), theta from a fixed pattern with some zeros.
+struct RandomDocuments {
+  int K;
+  std::size_t V = 40;
+  std::vector<double> theta;
+  TopicWordView view;
+  std::vector<std::size_t> start{0};
+  std::vector<std::uint32_t> words;
+  std::vector<std::uint16_t> topics;
+  std::vector<std::uint32_t> counts;  // documents x K
+
+  RandomDocuments(int k_topics, std::size_t documents, int topics_used)
+      : K(k_topics), theta(V * static_cast<std::size_t>(k_topics)) {
+    for (std::size_t e = 0; e < theta.size(); ++e)
+      theta[e] = e % 17 == 5 ? 0.0 : 0.05 + static_cast<double>((e * 37) % 101) / 10.0;
+    view = MakeView(theta, V, K, 0.1);
+    counts.assign(documents * static_cast<std::size_t>(K), 0);
+    KeyedStream rng(41, Purpose::kTest, static_cast<std::uint64_t>(k_topics), 0);
+    for (std::size_t d = 0; d < documents; ++d) {
+      const std::size_t n = 60 + rng.below(60);
+      for (std::size_t i = 0; i < n; ++i) {
+        words.push_back(static_cast<std::uint32_t>(rng.below(V)));
+        const auto z =
+            static_cast<std::uint16_t>(rng.below(static_cast<std::uint64_t>(topics_used)));
+        topics.push_back(z);
+        counts[d * K + z]++;
+      }
+      start.push_back(words.size());
+    }
+  }
+  std::size_t Documents() const { return start.size() - 1; }
+
+  // `sweeps` sweeps of every document by `kernel`, each document's stream keyed by it.
+  template <typename Kernel>
+  void SweepAll(Kernel& kernel, int sweeps, std::vector<std::uint32_t>& accumulate) {
+    accumulate.assign(V * static_cast<std::size_t>(K), 0);
+    for (int s = 0; s < sweeps; ++s)
+      for (std::size_t d = 0; d < Documents(); ++d) {
+        KeyedStream rng(43, Purpose::kTest, d, static_cast<std::uint64_t>(s));
+        kernel.Sweep(words.data() + start[d], topics.data() + start[d], start[d + 1] - start[d],
+                     counts.data() + d * K, view, rng, accumulate.data());
+      }
+  }
+};
+
+TEST(DenseDocumentGibbs, VectorCodeGivesTheScalarStepsBits) {
+  for (const int K : {3, 8, 13, 50, 64}) {
+    RandomDocuments vector_run(K, 60, K), scalar_run(K, 60, K);
+    DenseDocumentGibbs vector_kernel(K), scalar_kernel(K, DenseFault::kNone, true);
+    std::vector<std::uint32_t> vector_acc, scalar_acc;
+    vector_run.SweepAll(vector_kernel, 3, vector_acc);
+    scalar_run.SweepAll(scalar_kernel, 3, scalar_acc);
+    EXPECT_EQ(vector_run.topics, scalar_run.topics) << "K = " << K;
+    EXPECT_EQ(vector_run.counts, scalar_run.counts) << "K = " << K;
+    EXPECT_EQ(vector_acc, scalar_acc) << "K = " << K;
+    // The counts are those of the topics, and every topic drawn has phi > 0.
+    std::vector<std::uint32_t> recount(vector_run.counts.size(), 0);
+    for (std::size_t d = 0; d < vector_run.Documents(); ++d)
+      for (std::size_t i = vector_run.start[d]; i < vector_run.start[d + 1]; ++i) {
+        const std::uint16_t z = vector_run.topics[i];
+        ASSERT_LT(z, K);
+        recount[d * K + z]++;
+        EXPECT_GT(vector_run.view.Row(vector_run.words[i])[z], 0.0);
+      }
+    EXPECT_EQ(recount, vector_run.counts) << "K = " << K;
+  }
+}
+
+TEST(DocumentGibbs, AutoDrawsDenselyFromAThirdOfTheTopics) {
+  const int K = 50;
+  ASSERT_EQ(DenseFromTopics(K), 17);
+  // One sweep of documents that start it with many topics, and of documents with 3.
+  for (const int used : {50, 3}) {
+    RandomDocuments auto_run(K, 40, used), dense_run(K, 40, used), sparse_run(K, 40, used);
+    DocumentGibbs auto_kernel(K), dense_kernel(K, GibbsDraw::kDense),
+        sparse_kernel(K, GibbsDraw::kSparse);
+    std::vector<std::uint32_t> acc;
+    auto_run.SweepAll(auto_kernel, 1, acc);
+    dense_run.SweepAll(dense_kernel, 1, acc);
+    sparse_run.SweepAll(sparse_kernel, 1, acc);
+    if (used >= DenseFromTopics(K) && DenseDocumentGibbs::Vectorised(K)) {
+      EXPECT_EQ(auto_run.topics, dense_run.topics) << used << " topics: not the dense draw";
+      EXPECT_NE(auto_run.topics, sparse_run.topics) << used << " topics: the same as sparse";
+    } else {
+      EXPECT_EQ(auto_run.topics, sparse_run.topics) << used << " topics: not the sparse draw";
+      EXPECT_NE(auto_run.topics, dense_run.topics) << used << " topics: the same as dense";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace carousel
