@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   }
   int repeats = 5, mh_steps = 0;
   GibbsDraw draw = GibbsDraw::kAuto;
-  int dense_from = -1;  // DenseFromTopics(K)
+  int dense_from = -1;  // as --gibbs-draw says
   double alpha = 0.1;
   for (int a = 3; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--repeats")) repeats = std::stoi(argv[a + 1]);
@@ -143,7 +143,6 @@ int main(int argc, char** argv) {
   TopicWordView view;
   view.Assign(theta.data(), V, K, inverse_total.data(), alpha);
 
-  if (dense_from < 0) dense_from = DenseFromTopics(K);
   Kernel kernel(K, mh_steps, draw, dense_from);
   std::vector<std::uint32_t> counts(V * K, 0);
   double cold = 1e300, warm = 1e300, cold_topics = 0, warm_topics = 0;
@@ -165,7 +164,7 @@ int main(int argc, char** argv) {
   std::string name = "mh, " + std::to_string(mh_steps) + " steps";
   if (mh_steps == 0) {
     name = std::string("gibbs, ") + GibbsDrawName(draw);
-    if (draw == GibbsDraw::kAuto) name += ", dense from " + std::to_string(dense_from) + " topics";
+    if (dense_from >= 0) name = "gibbs, dense from " + std::to_string(dense_from) + " topics";
   }
   std::printf("%s, tokens %zu, K %d, best of %d\n", name.c_str(), tokens, K, repeats);
   std::printf("cold: %.2fM token visits/s (%.1f ns each), %.1f topics per document at the start\n",

@@ -163,10 +163,10 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
                  "alias-table word proposals (LightLDA)");
   app.add_option("--gibbs-draw", o.gibbs_draw,
                  "auto|sparse|dense: how each Gibbs draw (training and evaluation) is computed: "
-                 "over the document's topics (sparse, double precision), over all K topics in "
-                 "vectors (dense, single precision; AVX2 and K <= 64), or per document the one "
-                 "expected to be faster (dense from a third of the K topics); the same "
-                 "conditional, other bits")
+                 "over the document's topics (sparse, double precision) or over all K topics "
+                 "eight at a time in vectors (dense, single precision); auto: dense where it "
+                 "is vectorised (AVX2 and K <= 64), else sparse; the same conditional, other "
+                 "bits")
       ->default_str("auto");
   app.add_option("--mh-steps", c.mh_steps,
                  "--doc-sampler mh: cycles (a word and a document proposal) per token")

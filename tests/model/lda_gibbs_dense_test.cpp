@@ -9,9 +9,8 @@
 // Negative controls: the same tests on the kernel with a deliberate error (the token's own
 // count kept during its draw; u's place in its lane measured from the lane's end, visible
 // with more than one block) must reject.
-// And the vector code must give the scalar steps' bits, and DocumentGibbs's auto choice must
-// give the dense sweep's bits for a document with many topics and the sparse one's for a
-// document with few.
+// And the vector code must give the scalar steps' bits, and DocumentGibbs's choice of draw
+// must be the one it says.
 #include "carousel/model/lda/lda_gibbs_dense.hpp"
 
 #include <gtest/gtest.h>
@@ -194,25 +193,36 @@ TEST(DenseDocumentGibbs, VectorCodeGivesTheScalarStepsBits) {
   }
 }
 
-TEST(DocumentGibbs, AutoDrawsDenselyFromAThirdOfTheTopics) {
-  const int K = 50;
-  ASSERT_EQ(DenseFromTopics(K), 17);
-  // One sweep of documents that start it with many topics, and of documents with 3.
-  for (const int used : {50, 3}) {
-    RandomDocuments auto_run(K, 40, used), dense_run(K, 40, used), sparse_run(K, 40, used);
+// auto is the dense draw where that is vectorised and the sparse one elsewhere (K > 64, or a
+// build without AVX2); dense_from draws densely only for documents with that many topics.
+TEST(DocumentGibbs, AutoIsDenseWhereVectorisedAndDenseFromSplitsByTopics) {
+  for (const int K : {50, 80}) {
+    RandomDocuments auto_run(K, 40, K), dense_run(K, 40, K), sparse_run(K, 40, K);
     DocumentGibbs auto_kernel(K), dense_kernel(K, GibbsDraw::kDense),
         sparse_kernel(K, GibbsDraw::kSparse);
     std::vector<std::uint32_t> acc;
-    auto_run.SweepAll(auto_kernel, 1, acc);
+    auto_run.SweepAll(auto_kernel, 2, acc);
+    dense_run.SweepAll(dense_kernel, 2, acc);
+    sparse_run.SweepAll(sparse_kernel, 2, acc);
+    ASSERT_NE(dense_run.topics, sparse_run.topics) << "K = " << K;
+    EXPECT_EQ(auto_run.topics,
+              DenseDocumentGibbs::Vectorised(K) ? dense_run.topics : sparse_run.topics)
+        << "K = " << K;
+  }
+  // One sweep of documents that start it with about 35 of 50 topics, and of documents with
+  // 3: with dense_from 10 the first are drawn densely and the others sparsely.
+  const int K = 50;
+  for (const int used : {50, 3}) {
+    RandomDocuments split_run(K, 40, used), dense_run(K, 40, used), sparse_run(K, 40, used);
+    DocumentGibbs split_kernel(K, GibbsDraw::kAuto, 10), dense_kernel(K, GibbsDraw::kDense),
+        sparse_kernel(K, GibbsDraw::kSparse);
+    std::vector<std::uint32_t> acc;
+    split_run.SweepAll(split_kernel, 1, acc);
     dense_run.SweepAll(dense_kernel, 1, acc);
     sparse_run.SweepAll(sparse_kernel, 1, acc);
-    if (used >= DenseFromTopics(K) && DenseDocumentGibbs::Vectorised(K)) {
-      EXPECT_EQ(auto_run.topics, dense_run.topics) << used << " topics: not the dense draw";
-      EXPECT_NE(auto_run.topics, sparse_run.topics) << used << " topics: the same as sparse";
-    } else {
-      EXPECT_EQ(auto_run.topics, sparse_run.topics) << used << " topics: not the sparse draw";
-      EXPECT_NE(auto_run.topics, dense_run.topics) << used << " topics: the same as dense";
-    }
+    ASSERT_NE(dense_run.topics, sparse_run.topics) << used << " topics";
+    EXPECT_EQ(split_run.topics, used >= 10 ? dense_run.topics : sparse_run.topics)
+        << used << " topics";
   }
 }
 

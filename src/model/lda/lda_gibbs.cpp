@@ -53,15 +53,10 @@ GibbsDraw ParseGibbsDraw(const std::string& name) {
 namespace {
 // The fewest topics in a document for which DocumentGibbs draws densely.
 int DenseFrom(int topics, GibbsDraw draw, int dense_from) {
-  switch (draw) {
-    case GibbsDraw::kSparse:
-      return std::numeric_limits<int>::max();
-    case GibbsDraw::kDense:
-      return 0;
-    default:
-      if (!DenseDocumentGibbs::Vectorised(topics)) return std::numeric_limits<int>::max();
-      return dense_from >= 0 ? dense_from : DenseFromTopics(topics);
-  }
+  if (dense_from >= 0) return dense_from;
+  const bool dense = draw == GibbsDraw::kDense ||
+                     (draw == GibbsDraw::kAuto && DenseDocumentGibbs::Vectorised(topics));
+  return dense ? 0 : std::numeric_limits<int>::max();
 }
 }  // namespace
 

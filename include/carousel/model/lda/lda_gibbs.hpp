@@ -11,7 +11,7 @@
 //     only when it lands in the smoothing bucket, whose mass is small once documents are
 //     longer than K * alpha tokens.
 //   - dense (lda_gibbs_dense.hpp): all K weights in single precision, eight topics per
-//     vector operation; cheaper where a document uses many of few topics.
+//     vector operation; at K = 50 the cheaper in whole runs.
 #pragma once
 
 #include <cstdint>
@@ -50,24 +50,20 @@ struct TopicWordView {
 };
 
 // How DocumentGibbs computes its draws (`carousel lda --gibbs-draw`): the sparse or the dense
-// way for every document, or per document and sweep the one expected to be faster (auto:
-// dense where the dense sweep runs in vectors (AVX2 and K <= 64) and the document has at
-// least DenseFromTopics(K) topics at the start of the sweep). The draws are from the same
-// conditional; their bits differ.
+// way, or auto: dense where the dense sweep runs in vectors (AVX2 and K <= 64), else sparse.
+// The draws are from the same conditional; their bits differ. Why auto does not choose by
+// the topics of each document: in whole runs at K = 50 (KOS and the generated benchmark
+// corpus) every iteration was faster with the dense draw for all documents, while the sparse
+// draw was the faster only on documents with few topics under the converged topics of a long
+// run (bench/README.md, "A dense Gibbs draw").
 enum class GibbsDraw { kAuto, kSparse, kDense };
 const char* GibbsDrawName(GibbsDraw d);
 GibbsDraw ParseGibbsDraw(const std::string& name);  // throws UsageError on others
 
-// Auto's threshold: a third of the topics. At K = 50 the sparse draw was the faster for
-// documents with fewer (bench/README.md, "A dense Gibbs draw for documents with many
-// topics").
-constexpr int DenseFromTopics(int topics) {
-  return (topics + 2) / 3;
-}
-
 class DocumentGibbs {
  public:
-  // dense_from: auto's threshold, if not DenseFromTopics(topics) (for benchmarks).
+  // dense_from: draw densely for documents with at least this many topics at the start of
+  // a sweep, sparsely for the others (a benchmark's experiment; -1: as `draw` says).
   explicit DocumentGibbs(int topics, GibbsDraw draw = GibbsDraw::kAuto, int dense_from = -1);
 
   // One sweep, in order, over the n tokens (word[i] indexes the view's rows, topic[i] is
