@@ -85,16 +85,34 @@ int Search(const float* running, std::size_t blocks, const float* prefix, double
 }
 
 #ifdef __AVX2__
-// delta (+1 or -1) added to the count of topic `k` among counts held in registers, eight per
-// vector, `index` holding each lane's topic. Why registers: a count changed by a one-element
-// store and then read as part of a vector waits until the store completes, and even a whole-
-// vector store costs a store-to-load forwarding on the draws' chain of dependent steps.
+// The topic of each lane of the eight blocks of the largest vectorised K (64).
+alignas(32) constexpr std::int32_t kTopicOfLane[8 * kLanes] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+    44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+
+// The count of topic `k`, among counts held in registers eight per vector, plus or minus
+// one: the lane equal to k compares to -1, which is subtracted (one more) or added (one
+// less). Why registers: a count changed by a one-element store and then read as part of a
+// vector waits until the store completes, and even a whole-vector store puts a store-to-load
+// forwarding on the draws' chain of dependent steps.
 template <std::size_t B>
-inline void AddToTopic(__m256* count, const __m256i* index, std::uint32_t k, __m256 delta) {
+inline void CountOneMore(__m256i* count, std::uint32_t k) {
   const __m256i topic = _mm256_set1_epi32(static_cast<int>(k));
-  for (std::size_t b = 0; b < B; ++b)
-    count[b] = _mm256_add_ps(
-        count[b], _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(index[b], topic)), delta));
+  for (std::size_t b = 0; b < B; ++b) {
+    const __m256i lanes =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(kTopicOfLane + b * kLanes));
+    count[b] = _mm256_sub_epi32(count[b], _mm256_cmpeq_epi32(lanes, topic));
+  }
+}
+template <std::size_t B>
+inline void CountOneLess(__m256i* count, std::uint32_t k) {
+  const __m256i topic = _mm256_set1_epi32(static_cast<int>(k));
+  for (std::size_t b = 0; b < B; ++b) {
+    const __m256i lanes =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(kTopicOfLane + b * kLanes));
+    count[b] = _mm256_add_epi32(count[b], _mm256_cmpeq_epi32(lanes, topic));
+  }
 }
 
 // The sweep with B blocks of eight topics (K <= 8 B), each step's sums kept in registers.
@@ -103,18 +121,13 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
                  const double* uniforms, std::uint32_t* accumulate, DenseFault fault) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
-  alignas(32) float counts[B * kLanes] = {};  // n_dk as floats (exact below 2^24)
-  alignas(32) float running[B * kLanes];      // for Search's rare cases only
+  alignas(32) std::int32_t counts[B * kLanes] = {};  // n_dk
+  alignas(32) float running[B * kLanes];             // for Search's rare cases only
   alignas(32) float prefix_of[kLanes];
-  for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<float>(doc.doc_topic[k]);
-  __m256 count[B];
-  __m256i index[B];
-  for (std::size_t b = 0; b < B; ++b) {
-    count[b] = _mm256_load_ps(counts + b * kLanes);
-    index[b] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(b * kLanes)),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
-  const __m256 one = _mm256_set1_ps(1.0f), minus_one = _mm256_set1_ps(-1.0f);
+  for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<std::int32_t>(doc.doc_topic[k]);
+  __m256i count[B];
+  for (std::size_t b = 0; b < B; ++b)
+    count[b] = _mm256_load_si256(reinterpret_cast<const __m256i*>(counts + b * kLanes));
   const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
   const __m256 zero = _mm256_setzero_ps();
   constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
@@ -128,11 +141,12 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
           __builtin_prefetch(row + b, 1);
       }
     }
-    if (fault != DenseFault::kKeepOwnCount) AddToTopic<B>(count, index, topic[i], minus_one);
+    if (fault != DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
     const float* phi = view.DenseRow(word[i]);
     __m256 run[B];
     for (std::size_t b = 0; b < B; ++b)
-      run[b] = _mm256_mul_ps(_mm256_add_ps(count[b], alpha), _mm256_loadu_ps(phi + b * kLanes));
+      run[b] = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
+                             _mm256_loadu_ps(phi + b * kLanes));
     for (std::size_t d = 1; d < B; d *= 2)  // BlockPrefix's steps
       for (std::size_t b = B - 1; b >= d; --b) run[b] = _mm256_add_ps(run[b], run[b - d]);
     const __m256 sum = run[B - 1];
@@ -171,12 +185,13 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
       chosen = Search(running, B, prefix_of, uniforms[i], fault);
     }
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
-    if (fault == DenseFault::kKeepOwnCount) AddToTopic<B>(count, index, topic[i], minus_one);
-    AddToTopic<B>(count, index, static_cast<std::uint32_t>(chosen), one);
+    if (fault == DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
+    CountOneMore<B>(count, static_cast<std::uint32_t>(chosen));
     topic[i] = static_cast<std::uint16_t>(chosen);
     if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
   }
-  for (std::size_t b = 0; b < B; ++b) _mm256_store_ps(counts + b * kLanes, count[b]);
+  for (std::size_t b = 0; b < B; ++b)
+    _mm256_store_si256(reinterpret_cast<__m256i*>(counts + b * kLanes), count[b]);
   for (std::size_t k = 0; k < K; ++k) doc.doc_topic[k] = static_cast<std::uint32_t>(counts[k]);
 }
 #endif
