@@ -7,8 +7,8 @@
 //     K = 6 (one block, a topic with phi = 0 never chosen) and at K = 20 (three blocks, so
 //     the lane-major search crosses blocks and lanes), 100000 draws each.
 // Negative controls: the same tests on the kernel with a deliberate error (the token's own
-// count kept during its draw; u's place in its lane measured from the lane's end, visible
-// with more than one block) must reject.
+// count kept during its draw; each lane's cumulative weights offset by its own total instead
+// of the lanes' before it) must reject.
 // And the vector code must give the scalar steps' bits, and DocumentGibbs's choice of draw
 // must be the one it says.
 #include "carousel/model/lda/lda_gibbs_dense.hpp"
@@ -118,8 +118,7 @@ TEST(DenseDocumentGibbs, SingleTokenDrawsFromExactConditional) {
               << "; lane off by one: p = " << lane.p << "\n";
     EXPECT_GT(good.p, kRejectP) << "K = " << K;
     EXPECT_LT(own.p, kRejectP) << "K = " << K << ": own count kept not seen";
-    // With one block (K <= 8) a lane holds one topic, and u's place within it is not used.
-    if (K > 8) EXPECT_LT(lane.p, kRejectP) << "K = " << K << ": lane off by one not seen";
+    EXPECT_LT(lane.p, kRejectP) << "K = " << K << ": lane off by one not seen";
   }
 }
 
@@ -190,6 +189,28 @@ TEST(DenseDocumentGibbs, VectorCodeGivesTheScalarStepsBits) {
         EXPECT_GT(vector_run.view.Row(vector_run.words[i])[z], 0.0);
       }
     EXPECT_EQ(recount, vector_run.counts) << "K = " << K;
+  }
+}
+
+// The sweep takes ceil(n / 2) numbers of its stream (two 24-bit uniforms from each), so
+// that a document's next sweep, from the same stream, goes on after them; doc_topic ends as
+// the counts of the new topics and accumulate gains one per token.
+TEST(DenseDocumentGibbs, TakesOneNumberPerTwoTokensAndKeepsTheCounts) {
+  for (const std::size_t n : {9, 10}) {
+    RandomDocuments docs(13, 1, 13);
+    DenseDocumentGibbs dense(13);
+    std::vector<std::uint32_t> accumulate(docs.V * 13, 0);
+    KeyedStream rng(47, Purpose::kTest, n, 0);
+    dense.Sweep(docs.words.data(), docs.topics.data(), n, docs.counts.data(), docs.view, rng,
+                accumulate.data());
+    KeyedStream fresh(47, Purpose::kTest, n, 0);
+    for (std::size_t i = 0; i < (n + 1) / 2; ++i) fresh.bits();
+    EXPECT_EQ(rng.bits(), fresh.bits()) << n << " tokens";
+    std::vector<std::uint32_t> want(docs.V * 13, 0), counts(13, 0);
+    for (std::size_t i = 0; i < docs.start[1]; ++i) counts[docs.topics[i]]++;
+    for (std::size_t i = 0; i < n; ++i) want[docs.words[i] * 13 + docs.topics[i]]++;
+    EXPECT_EQ(std::vector<std::uint32_t>(docs.counts.begin(), docs.counts.begin() + 13), counts);
+    EXPECT_EQ(accumulate, want);
   }
 }
 

@@ -76,7 +76,9 @@ SweepFn Plain(Variant v) {
 }
 
 SweepFn Real(int topics) {
-  auto gibbs = std::make_shared<DocumentGibbs>(topics);  // reused across calls, as in the engine
+  // The sparse draw (the dense one: lda_gibbs_dense_test.cpp), reused across calls as in the
+  // engine.
+  auto gibbs = std::make_shared<DocumentGibbs>(topics, GibbsDraw::kSparse);
   return [gibbs](const std::uint32_t* w, std::uint16_t* z, std::size_t n, std::uint32_t* nd,
                  const TopicWordView& view,
                  KeyedStream& rng) { gibbs->Sweep(w, z, n, nd, view, rng, nullptr); };
@@ -130,7 +132,7 @@ TEST(DocumentGibbs, SingleTokenDrawsFromExactConditional) {
   const std::vector<double>& p = problem.p;
   ASSERT_EQ(p[5], 0.0);
 
-  DocumentGibbs gibbs(K);
+  DocumentGibbs gibbs(K, GibbsDraw::kSparse);
   const int draws = 100000;
   std::vector<double> observed(K, 0.0);
   std::vector<std::uint16_t> topic(others);
@@ -165,7 +167,7 @@ TEST(DocumentGibbs, AccumulatesNewTopicsAndConsumesOneUniformPerToken) {
   std::vector<std::uint32_t> counts(K, 0);
   for (auto z : topic) counts[z]++;
   std::vector<std::uint32_t> accumulate(V * K, 1);
-  DocumentGibbs gibbs(K);
+  DocumentGibbs gibbs(K, GibbsDraw::kSparse);
   for (int sweep = 0; sweep < 3; ++sweep) {
     KeyedStream rng(31, Purpose::kTest, 0, static_cast<std::uint64_t>(sweep));
     gibbs.Sweep(words.data(), topic.data(), words.size(), counts.data(), view, rng,

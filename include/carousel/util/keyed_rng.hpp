@@ -92,6 +92,21 @@ class KeyedStream {
     for (used_ = 0; used_ < 4 && i < n; ++used_) out[i++] = OpenUniform(block_[used_]);
   }
 
+  // The next n numbers of the stream: what n calls of bits() would return, in their order
+  // (drawn ahead as FillUniform draws).
+  void FillBits(std::uint64_t* out, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n && used_ < 4) out[i++] = block_[used_++];
+    for (; i + 4 <= n; i += 4) {
+      const Philox::ctr_type block = Philox()(ctr_, key_);
+      ctr_.v[2]++;
+      for (std::size_t l = 0; l < 4; ++l) out[i + l] = block.v[l];
+    }
+    if (i == n) return;
+    refill();
+    for (used_ = 0; used_ < 4 && i < n; ++used_) out[i++] = block_[used_];
+  }
+
   // Standard normal by Box-Muller; the second value of each pair is kept.
   double normal() {
     if (has_spare_) {

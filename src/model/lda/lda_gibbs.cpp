@@ -90,6 +90,8 @@ void DocumentGibbs::Remove(std::uint32_t* doc_topic, int k) {
 void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
                           std::uint32_t* accumulate) {
+  if (dense_from_ == 0)  // no need for the document's topics
+    return dense_.Sweep(word, topic, n, doc_topic, view, rng, accumulate);
   for (int k : present_) position_[k] = -1;
   present_.clear();
   for (int k = 0; k < topics_; ++k)

@@ -57,11 +57,11 @@ Prefix LanePrefix(const float* x) {
 // the topic whose cumulative weight first passes u = uniform * total, or -1 if the total is
 // 0. Rounding can leave u at or past the last cumulative weight; the draw then falls to the
 // last topic with positive weight.
-int Search(const float* running, std::size_t blocks, const float* prefix, double uniform,
+int Search(const float* running, std::size_t blocks, const float* prefix, float uniform,
            DenseFault fault) {
   const float total = prefix[kLanes - 1];
   if (!(total > 0.0f)) return -1;
-  const float u = static_cast<float>(uniform) * total;
+  const float u = uniform * total;
   std::size_t lane = 0;  // the number of lanes whose cumulative mass is at most u
   for (std::size_t l = 0; l < kLanes; ++l) lane += prefix[l] <= u;
   const float* lane_total = running + (blocks - 1) * kLanes;
@@ -82,6 +82,31 @@ int Search(const float* running, std::size_t blocks, const float* prefix, double
     while (running[block * kLanes + lane] < lane_total[lane]) ++block;
   }
   return static_cast<int>(block * kLanes + lane);
+}
+
+// The draw as the vector code makes it, in one stage: with E the lanes' exclusive prefix,
+// the cumulative weight of topic 8 b + l in lane-major order is E[l] + running[b][l], and the
+// number p of those at most u is the position of the topic drawn (lane p / blocks, block
+// p % blocks). Rounding can make two neighbours across a lane boundary out of order, so a
+// position past the end, past K or on a topic with phi = 0 is drawn again by the exact
+// search in two stages (Search), as is a zero total.
+int CountSearch(const float* running, std::size_t blocks, const float* prefix, float uniform,
+                const float* phi, std::size_t K, DenseFault fault) {
+  const float total = prefix[kLanes - 1];
+  if (total > 0.0f) {
+    const float u = uniform * total;
+    std::size_t p = 0;
+    for (std::size_t b = 0; b < blocks; ++b)
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        const float start = fault == DenseFault::kLaneOffByOne ? prefix[l]
+                            : l > 0                            ? prefix[l - 1]
+                                                               : 0.0f;
+        p += start + running[b * kLanes + l] <= u;
+      }
+    const std::size_t k = p % blocks * kLanes + p / blocks;
+    if (p < blocks * kLanes && k < K && phi[k] > 0.0f) return static_cast<int>(k);
+  }
+  return Search(running, blocks, prefix, uniform, fault);
 }
 
 #ifdef __AVX2__
@@ -118,7 +143,7 @@ inline void CountOneLess(__m256i* count, std::uint32_t k) {
 // The sweep with B blocks of eight topics (K <= 8 B), each step's sums kept in registers.
 template <std::size_t B>
 void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
-                 const double* uniforms, std::uint32_t* accumulate, DenseFault fault) {
+                 const float* uniforms, std::uint32_t* accumulate, DenseFault fault) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
   alignas(32) std::int32_t counts[B * kLanes] = {};  // n_dk
@@ -157,29 +182,25 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
         s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
     const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
     const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
-    // Search's steps on the registers (reading the sums back from memory would wait on the
-    // stores that wrote them); its rare cases (a zero total, u rounded past a sum) by Search.
+    // CountSearch's steps on the registers (reading the sums back from memory would wait on
+    // the stores that wrote them); its rare cases by Search.
     const float total = _mm_cvtss_f32(_mm_permute_ps(_mm256_extractf128_ps(prefix, 1), 0xff));
-    const float u = static_cast<float>(uniforms[i]) * total;
-    const auto lane = static_cast<unsigned>(__builtin_popcount(
-        _mm256_movemask_ps(_mm256_cmp_ps(prefix, _mm256_set1_ps(u), _CMP_LE_OQ))));
+    const __m256 u = _mm256_set1_ps(uniforms[i] * total);
+    const __m256 start =
+        fault == DenseFault::kLaneOffByOne
+            ? prefix
+            : _mm256_blend_ps(
+                  _mm256_permutevar8x32_ps(prefix, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)), zero,
+                  0x01);
+    unsigned p = 0;
+    for (std::size_t b = 0; b < B; ++b)
+      p += static_cast<unsigned>(__builtin_popcount(
+          _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
+    const std::size_t k = p % B * kLanes + p / B;
     int chosen = -1;
-    if (total > 0.0f && lane < kLanes) {
-      const unsigned start = fault == DenseFault::kLaneOffByOne ? lane + 1 : lane;
-      const float before =
-          start > 0
-              ? _mm256_cvtss_f32(_mm256_permutevar8x32_ps(prefix, _mm256_set1_epi32(start - 1)))
-              : 0.0f;
-      const __m256 v = _mm256_set1_ps(u - before);
-      __m256i passed = _mm256_setzero_si256();  // -(the running sums at most v), by lane
-      for (std::size_t b = 0; b < B; ++b)
-        passed =
-            _mm256_add_epi32(passed, _mm256_castps_si256(_mm256_cmp_ps(run[b], v, _CMP_LE_OQ)));
-      const auto block = static_cast<unsigned>(
-          -_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(passed, _mm256_set1_epi32(lane))));
-      if (block < B) chosen = static_cast<int>(block * kLanes + lane);
-    }
-    if (chosen < 0 && total > 0.0f) {
+    if (total > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
+      chosen = static_cast<int>(k);
+    } else if (total > 0.0f) {
       for (std::size_t b = 0; b < B; ++b) _mm256_store_ps(running + b * kLanes, run[b]);
       _mm256_store_ps(prefix_of, prefix);
       chosen = Search(running, B, prefix_of, uniforms[i], fault);
@@ -198,7 +219,7 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
 
 // The same sweep in scalar steps, for any number of blocks.
 void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
-                 const TopicWordView& view, const double* uniforms, std::uint32_t* accumulate,
+                 const TopicWordView& view, const float* uniforms, std::uint32_t* accumulate,
                  DenseFault fault, std::vector<float>& counts, std::vector<float>& running) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
@@ -214,7 +235,7 @@ void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
     for (std::size_t k = 0; k < blocks * kLanes; ++k) running[k] = (counts[k] + alpha) * phi[k];
     BlockPrefix(running.data(), blocks);
     const Prefix prefix = LanePrefix(running.data() + (blocks - 1) * kLanes);
-    int chosen = Search(running.data(), blocks, prefix.value, uniforms[i], fault);
+    int chosen = CountSearch(running.data(), blocks, prefix.value, uniforms[i], phi, K, fault);
     if (chosen < 0) chosen = topic[i];
     if (fault == DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
     counts[static_cast<std::size_t>(chosen)] += 1.0f;
@@ -247,10 +268,18 @@ void DenseDocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, 
   const auto K = static_cast<std::size_t>(topics_);
   if (view.dense_stride != blocks_ * kLanes)
     throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
+  // Two uniforms from each 64-bit number, its top 24 bits and the 24 below them: the weights
+  // are single precision, so finer uniforms would not draw finer, and half the numbers
+  // halves the stream's cost.
+  bits_.resize((n + 1) / 2);
+  rng.FillBits(bits_.data(), bits_.size());
   uniforms_.resize(n);
-  rng.FillUniform(uniforms_.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t half = (bits_[i / 2] >> (i % 2 == 0 ? 40 : 16)) & 0xffffff;
+    uniforms_[i] = (static_cast<float>(half) + 0.5f) * 0x1.0p-24f;  // in (0, 1), exactly
+  }
   const DocumentSlice doc{word, topic, n, doc_topic};
-  const double* u = uniforms_.data();
+  const float* u = uniforms_.data();
 #ifdef __AVX2__
   if (!scalar_) switch (blocks_) {
       case 1:

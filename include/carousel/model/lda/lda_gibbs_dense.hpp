@@ -13,9 +13,9 @@
 //
 // The inverse-CDF search needs the topics in some fixed order, not in topic order. The order
 // here is lane-major: topic k = 8 b + l sits in lane l of block b. A vector running sum over
-// the blocks gives, in each lane, the cumulative weights of that lane's topics; the eight lane
-// totals, summed in lane order, give the lane to search, and the lane's running sums the
-// block. So no horizontal sums are needed before the draw.
+// the blocks gives, in each lane, the cumulative weights of that lane's topics; the lanes'
+// prefix sums of their totals offset each lane, and the number of cumulative weights at most
+// u is the position drawn. So no horizontal sums are needed before the draw.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +32,7 @@ struct TopicWordView;  // lda_gibbs.hpp
 enum class DenseFault {
   kNone,
   kKeepOwnCount,  // the token's own count is removed after its draw, not before
-  kLaneOffByOne,  // u's place within its lane measured from the lane's end, not its start
+  kLaneOffByOne,  // each lane's cumulative weights offset by its own total, not those before
 };
 
 class DenseDocumentGibbs {
@@ -44,8 +44,9 @@ class DenseDocumentGibbs {
   // the scalar steps that define its arithmetic.
   static bool Vectorised(int topics);
 
-  // As DocumentGibbs::Sweep (the same arguments, the same conditional, one uniform per token
-  // drawn before the sweep), reading the view's single-precision rows (DenseRow).
+  // As DocumentGibbs::Sweep (the same arguments and conditional), reading the view's
+  // single-precision rows (DenseRow) and drawing the sweep's uniforms before it, two from
+  // each 64-bit number of rng (24 bits each), so ceil(n / 2) numbers.
   void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
              std::uint32_t* accumulate);
@@ -55,7 +56,8 @@ class DenseDocumentGibbs {
   std::size_t blocks_;  // ceil(K / 8)
   DenseFault fault_;
   bool scalar_;
-  std::vector<double> uniforms_;  // the sweep's uniforms, one per token
+  std::vector<std::uint64_t> bits_;  // the sweep's random numbers, one per two tokens
+  std::vector<float> uniforms_;      // one per token, from bits_
   // The scalar path's n_dk (as floats, exact below 2^24) and running sums (block b, lane l:
   // lane l's weights summed over blocks 0..b), padded to 8 * blocks_; the AVX2 path holds
   // them in registers and on its stack for K <= 64.
