@@ -25,24 +25,14 @@ struct DocumentSlice {  // DenseDocumentGibbs::Sweep's document
 // follows operation for operation (this file is compiled without fused multiply-adds), so
 // both give the same bits:
 //   weight[b][l] = (n[b][l] + alpha) * phi[b][l]
-//   running[b][l] = weight[0][l] + ... + weight[b][l], by the three steps of a Kogge-Stone
-//   scan over the blocks (sums of 2, then 4, then 8 neighbouring blocks: a chain of three
-//   additions instead of B - 1)
+//   running[b][l] = running[b-1][l] + weight[b][l], running[0][l] = weight[0][l]: within a
+//   lane the cumulative weights never decrease, and a weight of 0 leaves them equal
 //   the lanes' inclusive prefix sums of running[B-1] by three steps within each half of
 //   four lanes and one across: s1 = x + x shifted by 1, s2 = s1 + s1 shifted by 2 (within
 //   the half), prefix = s2 + (the low half's s2[3] in the high half).
 struct Prefix {
   float value[kLanes];
 };
-
-// Kogge-Stone over the blocks of x (blocks x 8, in place): after the step of distance d,
-// x[b] holds the sum of blocks b - 2d + 1 .. b (those that exist). Adding to blocks from the
-// last down reads each distance-d partner before it changes.
-void BlockPrefix(float* x, std::size_t blocks) {
-  for (std::size_t d = 1; d < blocks; d *= 2)
-    for (std::size_t b = blocks - 1; b >= d; --b)
-      for (std::size_t l = 0; l < kLanes; ++l) x[b * kLanes + l] += x[(b - d) * kLanes + l];
-}
 
 Prefix LanePrefix(const float* x) {
   float s1[kLanes], s2[kLanes];
@@ -53,60 +43,47 @@ Prefix LanePrefix(const float* x) {
   return p;
 }
 
-// Given the running sums (blocks x 8, lane-major order) and their lanes' inclusive prefix,
-// the topic whose cumulative weight first passes u = uniform * total, or -1 if the total is
-// 0. Rounding can leave u at or past the last cumulative weight; the draw then falls to the
-// last topic with positive weight.
-int Search(const float* running, std::size_t blocks, const float* prefix, float uniform,
-           DenseFault fault) {
-  const float total = prefix[kLanes - 1];
-  if (!(total > 0.0f)) return -1;
-  const float u = uniform * total;
-  std::size_t lane = 0;  // the number of lanes whose cumulative mass is at most u
-  for (std::size_t l = 0; l < kLanes; ++l) lane += prefix[l] <= u;
-  const float* lane_total = running + (blocks - 1) * kLanes;
-  float v;  // u's place within the lane
-  if (lane < kLanes) {
-    v = u - (fault == DenseFault::kLaneOffByOne ? prefix[lane]
-             : lane > 0                         ? prefix[lane - 1]
-                                                : 0.0f);
-  } else {
-    lane = kLanes - 1;
-    while (!(lane_total[lane] > 0.0f)) --lane;
-    v = lane_total[lane];
-  }
-  std::size_t block = 0;  // the number of the lane's running sums at most v
-  for (std::size_t b = 0; b < blocks; ++b) block += running[b * kLanes + lane] <= v;
-  if (block == blocks) {  // v at the lane's total: its last positive weight
-    block = 0;
-    while (running[block * kLanes + lane] < lane_total[lane]) ++block;
-  }
-  return static_cast<int>(block * kLanes + lane);
-}
-
-// The draw as the vector code makes it, in one stage: with E the lanes' exclusive prefix,
-// the cumulative weight of topic 8 b + l in lane-major order is E[l] + running[b][l], and the
-// number p of those at most u is the position of the topic drawn (lane p / blocks, block
-// p % blocks). Rounding can make two neighbours across a lane boundary out of order, so a
-// position past the end, past K or on a topic with phi = 0 is drawn again by the exact
-// search in two stages (Search), as is a zero total.
+// The draw in one stage: with E the lanes' exclusive prefix, the cumulative weight of topic
+// 8 b + l in lane-major order is E[l] + running[b][l], and the number p of those at most
+// u = uniform * total is the position of the topic drawn (lane p / blocks, block
+// p % blocks). Returns -1 where that is not a topic with positive weight: a zero total, or
+// rounding that put u past the last cumulative weight or two neighbours across a lane
+// boundary out of order (the prefix adds the lanes in another order than E[l] + running);
+// ExactDraw draws those.
 int CountSearch(const float* running, std::size_t blocks, const float* prefix, float uniform,
                 const float* phi, std::size_t K, DenseFault fault) {
   const float total = prefix[kLanes - 1];
-  if (total > 0.0f) {
-    const float u = uniform * total;
-    std::size_t p = 0;
-    for (std::size_t b = 0; b < blocks; ++b)
-      for (std::size_t l = 0; l < kLanes; ++l) {
-        const float start = fault == DenseFault::kLaneOffByOne ? prefix[l]
-                            : l > 0                            ? prefix[l - 1]
-                                                               : 0.0f;
-        p += start + running[b * kLanes + l] <= u;
-      }
-    const std::size_t k = p % blocks * kLanes + p / blocks;
-    if (p < blocks * kLanes && k < K && phi[k] > 0.0f) return static_cast<int>(k);
+  if (!(total > 0.0f)) return -1;
+  const float u = uniform * total;
+  std::size_t p = 0;
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const float start = fault == DenseFault::kLaneOffByOne ? prefix[l]
+                          : l > 0                            ? prefix[l - 1]
+                                                             : 0.0f;
+      p += start + running[b * kLanes + l] <= u;
+    }
+  const std::size_t k = p % blocks * kLanes + p / blocks;
+  return p < blocks * kLanes && k < K && phi[k] > 0.0f ? static_cast<int>(k) : -1;
+}
+
+// The rare draws CountSearch leaves: the same weights, summed in double precision in topic
+// order; always a topic with positive weight, or -1 if there is none.
+int ExactDraw(const float* count, const float* phi, float alpha, std::size_t K, float uniform) {
+  double total = 0.0;
+  for (std::size_t k = 0; k < K; ++k) total += static_cast<double>((count[k] + alpha) * phi[k]);
+  if (!(total > 0.0)) return -1;
+  const double u = static_cast<double>(uniform) * total;
+  double cumulative = 0.0;
+  int last = -1;
+  for (std::size_t k = 0; k < K; ++k) {
+    const float weight = (count[k] + alpha) * phi[k];
+    if (!(weight > 0.0f)) continue;
+    last = static_cast<int>(k);
+    cumulative += static_cast<double>(weight);
+    if (u < cumulative) break;
   }
-  return Search(running, blocks, prefix, uniform, fault);
+  return last;
 }
 
 #ifdef __AVX2__
@@ -147,8 +124,6 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
   alignas(32) std::int32_t counts[B * kLanes] = {};  // n_dk
-  alignas(32) float running[B * kLanes];             // for Search's rare cases only
-  alignas(32) float prefix_of[kLanes];
   for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<std::int32_t>(doc.doc_topic[k]);
   __m256i count[B];
   for (std::size_t b = 0; b < B; ++b)
@@ -169,11 +144,11 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     if (fault != DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
     const float* phi = view.DenseRow(word[i]);
     __m256 run[B];
-    for (std::size_t b = 0; b < B; ++b)
-      run[b] = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
-                             _mm256_loadu_ps(phi + b * kLanes));
-    for (std::size_t d = 1; d < B; d *= 2)  // BlockPrefix's steps
-      for (std::size_t b = B - 1; b >= d; --b) run[b] = _mm256_add_ps(run[b], run[b - d]);
+    for (std::size_t b = 0; b < B; ++b) {
+      const __m256 weight = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
+                                          _mm256_loadu_ps(phi + b * kLanes));
+      run[b] = b == 0 ? weight : _mm256_add_ps(run[b - 1], weight);
+    }
     const __m256 sum = run[B - 1];
     // LanePrefix's steps.
     const __m256 s1 = _mm256_add_ps(
@@ -183,7 +158,7 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
     const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
     // CountSearch's steps on the registers (reading the sums back from memory would wait on
-    // the stores that wrote them); its rare cases by Search.
+    // the stores that wrote them).
     const float total = _mm_cvtss_f32(_mm_permute_ps(_mm256_extractf128_ps(prefix, 1), 0xff));
     const __m256 u = _mm256_set1_ps(uniforms[i] * total);
     const __m256 start =
@@ -200,10 +175,11 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     int chosen = -1;
     if (total > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
       chosen = static_cast<int>(k);
-    } else if (total > 0.0f) {
-      for (std::size_t b = 0; b < B; ++b) _mm256_store_ps(running + b * kLanes, run[b]);
-      _mm256_store_ps(prefix_of, prefix);
-      chosen = Search(running, B, prefix_of, uniforms[i], fault);
+    } else {  // CountSearch's -1: ExactDraw
+      float count_of[B * kLanes];
+      for (std::size_t b = 0; b < B; ++b)
+        _mm256_storeu_ps(count_of + b * kLanes, _mm256_cvtepi32_ps(count[b]));
+      chosen = ExactDraw(count_of, phi, static_cast<float>(view.alpha), K, uniforms[i]);
     }
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
     if (fault == DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
@@ -232,10 +208,13 @@ void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
   for (std::size_t i = 0; i < n; ++i) {
     if (fault != DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
     const float* phi = view.DenseRow(word[i]);
-    for (std::size_t k = 0; k < blocks * kLanes; ++k) running[k] = (counts[k] + alpha) * phi[k];
-    BlockPrefix(running.data(), blocks);
+    for (std::size_t k = 0; k < blocks * kLanes; ++k) {
+      const float weight = (counts[k] + alpha) * phi[k];
+      running[k] = k < kLanes ? weight : running[k - kLanes] + weight;
+    }
     const Prefix prefix = LanePrefix(running.data() + (blocks - 1) * kLanes);
     int chosen = CountSearch(running.data(), blocks, prefix.value, uniforms[i], phi, K, fault);
+    if (chosen < 0) chosen = ExactDraw(counts.data(), phi, alpha, K, uniforms[i]);
     if (chosen < 0) chosen = topic[i];
     if (fault == DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
     counts[static_cast<std::size_t>(chosen)] += 1.0f;
