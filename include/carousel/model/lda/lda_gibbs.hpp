@@ -3,7 +3,7 @@
 // fixed and the document's topic proportions collapsed, each token's topic is drawn from
 //   p(z = k | rest) proportional to (alpha + n_dk without the token) * phi_kw.
 //
-// Two ways to compute the same draw, chosen per document and sweep (GibbsDraw):
+// Two ways to compute the same draw, chosen by GibbsDraw:
 //   - sparse: phi does not change during the sweeps, so the sum splits into a document
 //     bucket sum_k n_dk phi_kw, over the document's topics with n_dk > 0 only, and a
 //     smoothing bucket alpha sum_k phi_kw, the same for every token of word w and
@@ -68,7 +68,8 @@ class DocumentGibbs {
 
   // One sweep, in order, over the n tokens (word[i] indexes the view's rows, topic[i] is
   // updated in place) of a document whose topic counts over all its tokens are
-  // doc_topic. One uniform per token from rng, drawn for the whole sweep before it starts. When
+  // doc_topic. Random numbers from rng only, drawn for the whole sweep before it starts: one
+  // uniform per token for the sparse draw, one number per two tokens for the dense one. When
   // `accumulate` is not null, each token then adds 1 to accumulate[word * K + new topic].
   void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,

@@ -6,10 +6,10 @@
 // the document, in double precision) and smoothing bucket.
 //
 // Why: the sparse draw costs O(topics in the document) scalar steps, each an indirect load,
-// a multiply and a dependent add, and a scan that exits at an unpredictable point. Early in
-// a chain (topics drawn at random) documents use most of the K topics, and in corpora whose
-// documents mix many topics (15 of 50 on the generated benchmark corpus) they stay so. At
-// K = 50 the dense draw is 7 vector steps of 8 topics whatever the document holds.
+// a multiply and a dependent add, a scan that exits at an unpredictable point, and O(K) more
+// when it lands in the smoothing bucket, as it often does while phi is diffuse. At K = 50 the
+// dense draw is 7 vector steps of 8 topics whatever the document holds, and whole runs were
+// faster with it (bench/README.md, "A dense Gibbs draw").
 //
 // The inverse-CDF search needs the topics in some fixed order, not in topic order. The order
 // here is lane-major: topic k = 8 b + l sits in lane l of block b. A vector running sum over
