@@ -93,27 +93,19 @@ alignas(32) constexpr std::int32_t kTopicOfLane[8 * kLanes] = {
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
     44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
-// The count of topic `k`, among counts held in registers eight per vector, plus or minus
-// one: the lane equal to k compares to -1, which is subtracted (one more) or added (one
-// less). Why registers: a count changed by a one-element store and then read as part of a
-// vector waits until the store completes, and even a whole-vector store puts a store-to-load
+// The count of topic `k`, among counts held in registers eight per vector, plus one (kMore)
+// or minus one: the lane equal to k compares to -1, which is subtracted or added. Why
+// registers: a count changed by a one-element store and then read as part of a vector
+// waits until the store completes, and even a whole-vector store puts a store-to-load
 // forwarding on the draws' chain of dependent steps.
-template <std::size_t B>
-inline void CountOneMore(__m256i* count, std::uint32_t k) {
+template <std::size_t B, bool kMore>
+inline void CountOne(__m256i* count, std::uint32_t k) {
   const __m256i topic = _mm256_set1_epi32(static_cast<int>(k));
   for (std::size_t b = 0; b < B; ++b) {
     const __m256i lanes =
         _mm256_load_si256(reinterpret_cast<const __m256i*>(kTopicOfLane + b * kLanes));
-    count[b] = _mm256_sub_epi32(count[b], _mm256_cmpeq_epi32(lanes, topic));
-  }
-}
-template <std::size_t B>
-inline void CountOneLess(__m256i* count, std::uint32_t k) {
-  const __m256i topic = _mm256_set1_epi32(static_cast<int>(k));
-  for (std::size_t b = 0; b < B; ++b) {
-    const __m256i lanes =
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(kTopicOfLane + b * kLanes));
-    count[b] = _mm256_add_epi32(count[b], _mm256_cmpeq_epi32(lanes, topic));
+    const __m256i hit = _mm256_cmpeq_epi32(lanes, topic);
+    count[b] = kMore ? _mm256_sub_epi32(count[b], hit) : _mm256_add_epi32(count[b], hit);
   }
 }
 
@@ -141,7 +133,7 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
           __builtin_prefetch(row + b, 1);
       }
     }
-    if (fault != DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
+    if (fault != DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
     const float* phi = view.DenseRow(word[i]);
     __m256 run[B];
     for (std::size_t b = 0; b < B; ++b) {
@@ -182,8 +174,8 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
       chosen = ExactDraw(count_of, phi, static_cast<float>(view.alpha), K, uniforms[i]);
     }
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
-    if (fault == DenseFault::kKeepOwnCount) CountOneLess<B>(count, topic[i]);
-    CountOneMore<B>(count, static_cast<std::uint32_t>(chosen));
+    if (fault == DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
+    CountOne<B, true>(count, static_cast<std::uint32_t>(chosen));
     topic[i] = static_cast<std::uint16_t>(chosen);
     if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
   }
