@@ -38,6 +38,10 @@ struct LdaCommandOptions {
   std::string gibbs_draw = "sparse";
   bool gibbs_draw_given = false;
   std::string initial_topics = "prior";
+  // What a checkpoint's command line without --first-update parses to: sweeps, the first
+  // iteration of before the option; a fresh run without it resolves initial-topics.
+  std::string first_update = "sweeps";
+  bool first_update_given = false;
   // Not given: a fresh run resolves it to "assignments" and records it in the checkpoints'
   // command line; a checkpoint that does not record it was written when the draws were
   // averaged, so its resume keeps "draws".
@@ -181,6 +185,11 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
                  "(a document starts with few topics, as its posterior has them, and the "
                  "first sweeps run faster) or uniformly")
       ->default_str("prior");
+  app.add_option("--first-update", o.first_update,
+                 "initial-topics|sweeps: what the first topic-word update counts: the initial "
+                 "topics (the first iteration sweeps no document; sweeps under the random "
+                 "initial phi learn nearly nothing) or the first iteration's sweeps")
+      ->default_str("initial-topics");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
       ->check(CLI::Range(0.0, 0.99));
@@ -225,6 +234,8 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   c.gibbs_draw = ParseGibbsDraw(o.gibbs_draw);
   o.gibbs_draw_given = app.count("--gibbs-draw") > 0;
   c.initial_topics = ParseInitialTopics(o.initial_topics);
+  c.first_update = ParseFirstUpdate(o.first_update);
+  o.first_update_given = app.count("--first-update") > 0;
   c.topic_word_mean = ParseTopicWordMean(o.topic_word_mean);
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
   o.sweeps_given = app.count("--sweeps") > 0;
@@ -272,8 +283,9 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
       {"empty_documents_skipped", std::to_string(counts.empty_documents)},
       {"train_tokens", std::to_string(counts.train_tokens)},
       {"test_tokens", std::to_string(counts.test_tokens)}};
-  // Only an mh run, and a run of other than the sparse draw, say so, after `sweeps`: the
-  // headers of the runs before these options stay as they were.
+  // Only an mh run, a run of other than the sparse draw and one whose first update counts
+  // the initial topics say so, after `sweeps`: the headers of the runs before these options
+  // stay as they were.
   const auto after_sweeps = [&comments] {
     return std::find_if(comments.begin(), comments.end(),
                         [](const auto& kv) { return kv.first == "sweeps"; }) +
@@ -281,6 +293,8 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
   };
   if (c.gibbs_draw != GibbsDraw::kSparse)
     comments.insert(after_sweeps(), {"gibbs_draw", GibbsDrawName(c.gibbs_draw)});
+  if (c.first_update != FirstUpdate::kSweeps)
+    comments.insert(after_sweeps(), {"first_update", FirstUpdateName(c.first_update)});
   if (c.doc_sampler == DocSampler::kMh)
     comments.insert(after_sweeps(),
                     {"doc_sampler", "mh, " + std::to_string(c.mh_steps) + " steps per token"});
@@ -305,6 +319,11 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.gibbs_draw = GibbsDraw::kAuto;
     options.basics.run_config.Resolve("--gibbs-draw", "auto", "the default");
     recorded_args.insert(recorded_args.end(), {"--gibbs-draw", "auto"});
+  }
+  if (!options.first_update_given && resume_payload.empty()) {
+    config.first_update = FirstUpdate::kInitialTopics;
+    options.basics.run_config.Resolve("--first-update", "initial-topics", "the default");
+    recorded_args.insert(recorded_args.end(), {"--first-update", "initial-topics"});
   }
   if (!options.topic_word_mean_given && resume_payload.empty()) {
     config.topic_word_mean = TopicWordMean::kAssignments;

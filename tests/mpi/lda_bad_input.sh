@@ -208,6 +208,7 @@ bad_option --corpus --out "$T/out" --quiet
 bad_option --doc-sampler "${G[@]}" --doc-sampler metropolis
 bad_option --mh-steps "${G[@]}" --doc-sampler mh --mh-steps 0
 bad_option --gibbs-draw "${G[@]}" --gibbs-draw fast
+bad_option --first-update "${G[@]}" --first-update never
 
 # ---------------------------------------------------------------------------------------
 # Empty documents are skipped and counted, not an error: UCI documents 2 and 5 of 6 have

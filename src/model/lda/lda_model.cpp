@@ -12,6 +12,17 @@
 #include "lda_model_impl.hpp"
 
 namespace carousel {
+
+const char* FirstUpdateName(FirstUpdate first) {
+  return first == FirstUpdate::kSweeps ? "sweeps" : "initial-topics";
+}
+
+FirstUpdate ParseFirstUpdate(const std::string& name) {
+  if (name == "initial-topics") return FirstUpdate::kInitialTopics;
+  if (name == "sweeps") return FirstUpdate::kSweeps;
+  throw UsageError("--first-update", "expected initial-topics or sweeps, got '" + name + "'");
+}
+
 namespace {
 
 // The survey of the documents of row blocks [first_block, end_block).
@@ -128,7 +139,9 @@ std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const LdaRowBlock& rb,
 // Gibbs sweeps in each local tile, then the update of its column block (see the header).
 void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   const std::vector<double> inverse_total = InverseTotal();
-  const int kept_sweeps = config_.sweeps - config_.sweeps / 2;
+  // FirstUpdate::kInitialTopics: the first update counts each token's initial topic once.
+  const bool count_initial = t == 0 && config_.first_update == FirstUpdate::kInitialTopics;
+  const int kept_sweeps = count_initial ? 1 : config_.sweeps - config_.sweeps / 2;
   const double q = config_.MinibatchFraction(survey_.counts.train_documents);
 
   // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block,
@@ -144,7 +157,7 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     nbar[j] = &counts;
     counts.resize(Words(j) * K());  // zeroed by SweepTile
     const auto gibbs_start = std::chrono::steady_clock::now();
-    SweepTile(rb, j, t, counts);
+    SweepTile(rb, j, t, count_initial ? 0 : config_.sweeps, counts);
     gibbs_seconds_ += Seconds(gibbs_start);
   }
 
@@ -195,11 +208,12 @@ void LdaModel::Impl::SetWorkerThreads(int threads) {
 // The training sweeps of row-block rb's minibatch documents in tile (rb, j), adding the kept
 // sweeps' topics to counts. phi is fixed during the sweeps, and each document has its own
 // stream and its own topics, so the documents may be swept in any order and by any worker:
-// the topics and counts do not depend on the number of threads.
-void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t,
+// the topics and counts do not depend on the number of threads. With no sweeps the
+// documents' topics as they are are counted, once each (FirstUpdate::kInitialTopics).
+void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int sweeps,
                                std::vector<std::uint32_t>& counts) {
   TopicTokens& train = rb.tokens.train;
-  const bool mh = config_.doc_sampler == DocSampler::kMh;
+  const bool mh = config_.doc_sampler == DocSampler::kMh && sweeps > 0;
   if (mh) proposals_.Reset(view_);  // phi is fixed until the tile's sweeps end
   const std::vector<std::size_t> documents = SelectMinibatch(rb, t);
   const int workers = documents.size() > 1 ? threads_ : 1;
@@ -222,15 +236,17 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t,
       KeyedStream rng(config_.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
       const std::uint32_t* words = train.tokens.word.data() + begin;
       std::uint16_t* topics = train.topic.data() + begin;
-      for (int sweep = 0; sweep < config_.sweeps; ++sweep) {
-        std::uint32_t* kept = sweep >= config_.sweeps / 2 ? mine.data() : nullptr;
+      if (sweeps == 0)
+        for (std::uint64_t e = 0; e < end - begin; ++e) mine[words[e] * K() + topics[e]]++;
+      for (int sweep = 0; sweep < sweeps; ++sweep) {
+        std::uint32_t* kept = sweep >= sweeps / 2 ? mine.data() : nullptr;
         if (mh)  // the document proposal reads the topics of all the document's tiles
           mh_kernel.Sweep(words, topics, end - begin, train.topic.data() + train.tokens.Begin(d, 0),
                           train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng, kept);
         else
           gibbs.Sweep(words, topics, end - begin, train.DocTopic(d), view_, rng, kept);
       }
-      swept += (end - begin) * static_cast<std::uint64_t>(config_.sweeps);
+      swept += (end - begin) * static_cast<std::uint64_t>(sweeps);
     }
   }
   if (workers > 1) {

@@ -109,7 +109,8 @@ struct LdaModel::Impl {
   }
   std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
   void UpdateTiles(std::uint64_t t, int stratum);
-  void SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, std::vector<std::uint32_t>& counts);
+  void SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int sweeps,
+                 std::vector<std::uint32_t>& counts);
   bool UpdateBlock(const TopicWordStep& step, int j, const std::uint32_t* counts,
                    LdaColBlock& block, double* block_total);
   void Evaluate(const EvaluationContext& ctx);

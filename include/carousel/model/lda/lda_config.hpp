@@ -17,6 +17,21 @@ namespace carousel {
 enum class TopicWordMean { kAssignments, kDraws };
 TopicWordMean ParseTopicWordMean(const std::string& name);  // throws UsageError
 
+// What the chain's first topic-word update counts (`carousel lda --first-update`).
+//   kInitialTopics: the initial topic assignments themselves. The first iteration sweeps no
+//     document: its update draws theta from a_hat = beta + scale * (the initial topics'
+//     counts), and the sweeps start in the second iteration under that phi. Sweeps under
+//     the random initial theta (Gamma(1, 1) entries, LdaModel::Impl::FreshBlock) draw
+//     topics against a phi that says nothing of the corpus; on KOS a run reached a held-out
+//     perplexity as soon with that iteration's sweeps left out, so they cost an iteration's
+//     time for nothing (bench/README.md, "The first update from the initial topics").
+//   kSweeps: the first iteration is like every other: sweeps, then the update from their
+//     counts.
+// Either starts a valid chain: the state (z, theta) is just initialised differently.
+enum class FirstUpdate { kInitialTopics, kSweeps };
+const char* FirstUpdateName(FirstUpdate first);
+FirstUpdate ParseFirstUpdate(const std::string& name);  // throws UsageError
+
 struct LdaConfig {
   int topics = 50;
   double alpha = 0.1;  // document-topic Dirichlet parameter
@@ -45,6 +60,7 @@ struct LdaConfig {
   TopicWordMean topic_word_mean = TopicWordMean::kAssignments;
   // The chain's first topic assignments (lda_tokens.hpp): from the prior, or uniform.
   InitialTopics initial_topics = InitialTopics::kPrior;
+  FirstUpdate first_update = FirstUpdate::kInitialTopics;
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
   std::uint64_t iterations = 1000;
