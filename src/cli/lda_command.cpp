@@ -351,9 +351,16 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   }
   const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
 
+  // The worker threads are set before the engine attaches the model: they build its tokens.
+  const int threads = options.threads > 0 ? options.threads : DefaultWorkerThreads(comm.size());
   const Chain<LdaModel> chain = StartChain<LdaModel>(
-      comm, [&] { return std::make_unique<LdaModel>(config, corpus, survey); }, config.chain(),
-      resume_payload, options.basics.out,
+      comm,
+      [&] {
+        auto model = std::make_unique<LdaModel>(config, corpus, survey);
+        model->SetWorkerThreads(threads);
+        return model;
+      },
+      config.chain(), resume_payload, options.basics.out,
       [&](const LdaModel& m) {
         if (m.counts().train_documents == 0)
           throw InputError(corpus.path,
@@ -361,7 +368,6 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
       });
   WriteRunConfig(comm, "lda", options.basics);
   LdaModel& model = *chain.model;
-  model.SetWorkerThreads(options.threads > 0 ? options.threads : DefaultWorkerThreads(comm.size()));
   TileEngine* engine = chain.engine.get();
   // The model's tokens hold the documents now; only the sizes and the words stay.
   std::vector<std::uint64_t>().swap(loaded.share.doc_start);

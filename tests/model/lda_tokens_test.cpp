@@ -120,16 +120,17 @@ TEST(IsTestToken, EveryTenthPositionFromNine) {
   for (std::uint64_t p = 0; p < 100; ++p) EXPECT_EQ(IsTestToken(p), p % 10 == 9) << p;
 }
 
-// Checks every row-block of the B x B grid against the corpus and the keyed topics.
+// Checks every row-block of the B x B grid, built on `threads`, against the corpus and the
+// keyed topics.
 void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int blocks, int topics,
-                    std::uint64_t seed) {
-  SCOPED_TRACE("B = " + std::to_string(blocks));
+                    std::uint64_t seed, int threads) {
+  SCOPED_TRACE("B = " + std::to_string(blocks) + ", " + std::to_string(threads) + " threads");
   const TileGrid grid(c.documents, c.vocabulary, blocks, seed);
   std::vector<int> seen(c.documents, 0);
   std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
   for (int i = 0; i < blocks; ++i) {
     const RowBlockTokens rb =
-        BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1);
+        BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1, threads);
     for (const TileTokens* t : {&rb.train.tokens, &rb.observed.tokens, &rb.test}) {
       ASSERT_EQ(t->blocks, blocks);
       ASSERT_EQ(t->tile_start.size(), t->documents() * static_cast<std::size_t>(blocks) + 1);
@@ -209,12 +210,13 @@ void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int
 // ..., counts conserved, doc_topic consistent, and the initial topics those of the keyed
 // stream (seed, kInitRow, document): the same whatever B and whichever row-block builds
 // the document, so the union over the row-blocks of any grid is the corpus with the same
-// topics.
+// topics. The same on several threads, which share out the documents.
 TEST(BuildRowBlockTokens, GroupsTokensSplitsTestTokensAndKeysTopics) {
   const Corpus c = RandomCorpus(300, 40, 9, 2);
   const std::uint64_t seed = 5;
   const auto roles = ChooseDocumentRoles(c, 0.3, seed);
-  for (int blocks : {1, 3, 4}) CheckRowBlocks(c, roles, blocks, 7, seed);
+  for (int threads : {1, 3})
+    for (int blocks : {1, 3, 4}) CheckRowBlocks(c, roles, blocks, 7, seed, threads);
 }
 
 // The initial topics do not depend on the grid: B = 1 and B = 4 hold, for every

@@ -83,7 +83,7 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
     LdaRowBlock rb;
     rb.id = i;
     rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed,
-                                    config_.initial_topics, config_.alpha);
+                                    config_.initial_topics, config_.alpha, threads_);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
     rb.train_theta_sum.assign(rb.tokens.train.tokens.documents() * K(), 0.0);
@@ -99,6 +99,7 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
   LdaColBlock block;
   const auto& words = grid_->cols().Members(j);
   block.theta.resize(words.size() * K());
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
   for (std::size_t w = 0; w < words.size(); ++w) {
     KeyedStream rng(config_.seed, Purpose::kInitCol, words[w], 0);
     for (std::size_t k = 0; k < K(); ++k) block.theta[w * K() + k] = -std::log(rng.uniform());

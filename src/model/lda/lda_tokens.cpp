@@ -62,92 +62,132 @@ struct ExpandedToken {
   std::uint16_t topic;
 };
 
-// Appends one document to `out`, its tokens stably grouped by column block.
-void AppendDocument(TileTokens& out, std::vector<std::uint16_t>* topics,
-                    const std::vector<ExpandedToken>& doc, std::uint32_t doc_id,
-                    const TileGrid& grid) {
-  const int blocks = grid.blocks();
-  out.doc_id.push_back(doc_id);
-  std::vector<std::vector<const ExpandedToken*>> by_block(static_cast<std::size_t>(blocks));
-  for (const ExpandedToken& t : doc) by_block[grid.cols().BlockOf(t.word)].push_back(&t);
-  for (int j = 0; j < blocks; ++j) {
-    for (const ExpandedToken* t : by_block[j]) {
-      out.word.push_back(grid.cols().LocalIndex(t->word));
-      if (topics) topics->push_back(t->topic);
-    }
-    out.tile_start.push_back(out.word.size());
+// Where one document goes in a TileTokens: its index there, and its first token.
+struct Place {
+  std::size_t index = 0;
+  std::uint64_t first = 0;
+};
+
+// Writes one document (its tokens in file order) into `out` at `place`: its tokens stably
+// grouped by column block (a counting sort by block), its tile starts, its id, and, for
+// `topics`, its topics and their counts (doc_topic). `order` is scratch.
+void PlaceDocument(TileTokens& out, TopicTokens* topics, const std::vector<ExpandedToken>& doc,
+                   std::uint32_t doc_id, const Place& place, const TileGrid& grid,
+                   std::vector<std::uint64_t>& start, std::vector<std::size_t>& order) {
+  const auto blocks = static_cast<std::size_t>(grid.blocks());
+  out.doc_id[place.index] = doc_id;
+  start.assign(blocks + 1, 0);
+  for (const ExpandedToken& t : doc)
+    start[static_cast<std::size_t>(grid.cols().BlockOf(t.word)) + 1]++;
+  for (std::size_t j = 0; j < blocks; ++j) {
+    start[j + 1] += start[j];
+    out.tile_start[place.index * blocks + j] = place.first + start[j];
   }
+  order.resize(doc.size());
+  for (std::size_t i = 0; i < doc.size(); ++i)
+    order[start[static_cast<std::size_t>(grid.cols().BlockOf(doc[i].word))]++] = i;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const ExpandedToken& t = doc[order[i]];
+    out.word[place.first + i] = grid.cols().LocalIndex(t.word);
+    if (topics) topics->topic[place.first + i] = t.topic;
+  }
+  if (topics) {
+    std::uint32_t* counts = topics->DocTopic(place.index);
+    for (const ExpandedToken& t : doc) counts[t.topic]++;
+  }
+}
+
+// Sizes `out` for `documents` documents and `tokens` tokens (tile_start's last entry set).
+void Size(TileTokens& out, int blocks, std::size_t documents, std::uint64_t tokens) {
+  out.blocks = blocks;
+  out.doc_id.resize(documents);
+  out.tile_start.resize(documents * static_cast<std::size_t>(blocks) + 1);
+  out.tile_start.back() = tokens;
+  out.word.resize(tokens);
+}
+void Size(TopicTokens& out, int blocks, int topics, std::size_t documents, std::uint64_t tokens) {
+  Size(out.tokens, blocks, documents, tokens);
+  out.topics = topics;
+  out.topic.resize(tokens);
+  out.doc_topic.assign(documents * static_cast<std::size_t>(topics), 0);
 }
 
 }  // namespace
 
+// Two passes: the first gives every document its place (its index among the training or
+// held-out documents and the offsets of its tokens), so the arrays are sized exactly once
+// (the token arrays are most of LDA's memory); the second expands, draws and writes each
+// document there. The documents are independent (each draws from its own stream and
+// writes its own ranges), so `threads` share them out, with the same result for any number.
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
-                                   std::uint64_t seed, InitialTopics init, double alpha) {
+                                   std::uint64_t seed, InitialTopics init, double alpha,
+                                   int threads) {
   if (topics < 1 || topics > 65535)
     throw Error(ExitCode::kUsage, "--topics must be between 1 and 65535");
-  RowBlockTokens block;
-  for (TileTokens* t : {&block.train.tokens, &block.observed.tokens, &block.test}) {
-    t->blocks = grid.blocks();
-    t->tile_start.push_back(0);
-  }
-  block.train.topics = block.observed.topics = topics;
-  // Sized first, so the token arrays hold no spare capacity (they are most of LDA's memory).
-  std::uint64_t train_tokens = 0, observed_tokens = 0, test_tokens = 0;
-  std::size_t train_docs = 0, held_out_docs = 0;
-  for (std::uint32_t d : grid.rows().Members(row_block)) {
+  const std::vector<std::uint32_t>& members = grid.rows().Members(row_block);
+  // A held-out document's every kTestTokenStride-th token is a test token (IsTestToken).
+  std::vector<Place> train_place(members.size()), observed_place(members.size()),
+      test_place(members.size());
+  Place train, observed, test;  // the next free place of each kind
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const std::uint32_t d = members[m];
     if (roles[d] == DocumentRole::kEmpty) continue;
-    std::uint64_t position = 0;
+    std::uint64_t n = 0;
     for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
-      for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
-        if (roles[d] == DocumentRole::kTrain)
-          ++train_tokens;
-        else
-          ++(IsTestToken(position) ? test_tokens : observed_tokens);
-      }
-    ++(roles[d] == DocumentRole::kTrain ? train_docs : held_out_docs);
-  }
-  const auto blocks = static_cast<std::size_t>(grid.blocks());
-  block.train.tokens.word.reserve(train_tokens);
-  block.train.topic.reserve(train_tokens);
-  block.train.tokens.doc_id.reserve(train_docs);
-  block.train.tokens.tile_start.reserve(train_docs * blocks + 1);
-  block.observed.tokens.word.reserve(observed_tokens);
-  block.observed.topic.reserve(observed_tokens);
-  block.test.word.reserve(test_tokens);
-  for (TileTokens* t : {&block.observed.tokens, &block.test}) {
-    t->doc_id.reserve(held_out_docs);
-    t->tile_start.reserve(held_out_docs * blocks + 1);
-  }
-
-  std::vector<ExpandedToken> observed, test;
-  std::vector<std::uint16_t> urn;  // the document's topics so far, in file order
-  for (std::uint32_t d : grid.rows().Members(row_block)) {
-    if (roles[d] == DocumentRole::kEmpty) continue;
-    KeyedStream rng(seed, Purpose::kInitRow, d, 0);
-    observed.clear();
-    test.clear();
-    urn.clear();
-    std::uint64_t position = 0;
-    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e) {
-      for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
-        urn.push_back(InitialTopic(rng, init, topics, alpha, urn));
-        const ExpandedToken token{corpus.word[e], urn.back()};
-        if (roles[d] == DocumentRole::kHeldOut && IsTestToken(position))
-          test.push_back(token);
-        else
-          observed.push_back(token);
-      }
-    }
+      n += corpus.count[e];
     if (roles[d] == DocumentRole::kTrain) {
-      AppendDocument(block.train.tokens, &block.train.topic, observed, d, grid);
+      train_place[m] = train;
+      train = {train.index + 1, train.first + n};
     } else {
-      AppendDocument(block.observed.tokens, &block.observed.topic, observed, d, grid);
-      AppendDocument(block.test, nullptr, test, d, grid);
+      const std::uint64_t n_test = n / kTestTokenStride;
+      observed_place[m] = observed;
+      observed = {observed.index + 1, observed.first + n - n_test};
+      test_place[m] = test;
+      test = {test.index + 1, test.first + n_test};
     }
   }
-  block.train.RecountDocTopic();
-  block.observed.RecountDocTopic();
+  RowBlockTokens block;
+  const int blocks = grid.blocks();
+  Size(block.train, blocks, topics, train.index, train.first);
+  Size(block.observed, blocks, topics, observed.index, observed.first);
+  Size(block.test, blocks, observed.index, test.first);
+
+#pragma omp parallel num_threads(threads) if (threads > 1 && members.size() > 1)
+  {
+    std::vector<ExpandedToken> observed_tokens, test_tokens;
+    std::vector<std::uint16_t> urn;  // the document's topics so far, in file order
+    std::vector<std::uint64_t> start;
+    std::vector<std::size_t> order;
+#pragma omp for schedule(dynamic, 64)
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const std::uint32_t d = members[m];
+      if (roles[d] == DocumentRole::kEmpty) continue;
+      KeyedStream rng(seed, Purpose::kInitRow, d, 0);
+      observed_tokens.clear();
+      test_tokens.clear();
+      urn.clear();
+      std::uint64_t position = 0;
+      for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e) {
+        for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
+          urn.push_back(InitialTopic(rng, init, topics, alpha, urn));
+          const ExpandedToken token{corpus.word[e], urn.back()};
+          if (roles[d] == DocumentRole::kHeldOut && IsTestToken(position))
+            test_tokens.push_back(token);
+          else
+            observed_tokens.push_back(token);
+        }
+      }
+      if (roles[d] == DocumentRole::kTrain) {
+        PlaceDocument(block.train.tokens, &block.train, observed_tokens, d, train_place[m], grid,
+                      start, order);
+      } else {
+        PlaceDocument(block.observed.tokens, &block.observed, observed_tokens, d, observed_place[m],
+                      grid, start, order);
+        PlaceDocument(block.test, nullptr, test_tokens, d, test_place[m], grid, start, order);
+      }
+    }
+  }
   return block;
 }
 

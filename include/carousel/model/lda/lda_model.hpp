@@ -74,7 +74,9 @@ class LdaModel : public TileModel {
   ~LdaModel() override;
 
   // Threads this rank runs its training sweeps and topic-word updates on (at least 1; 1
-  // until set). The results do not depend on it: documents and rows have streams of their own.
+  // until set), and builds its tokens and first topic-word blocks on when set before the
+  // engine attaches the model. The results do not depend on it: documents and rows have
+  // streams of their own.
   void SetWorkerThreads(int threads);
 
   std::uint32_t grid_rows() const override;

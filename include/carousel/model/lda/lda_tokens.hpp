@@ -85,9 +85,11 @@ InitialTopics ParseInitialTopics(const std::string& name);  // throws UsageError
 
 // Builds row-block `row_block`'s tokens. Initial topics are drawn per document (`init`,
 // with `alpha` for kPrior), in file order from a stream keyed by (seed, kInitRow,
-// document), so they do not depend on the rank count. Requires 1 <= topics <= 65535.
+// document), so they do not depend on the rank count, nor on the `threads` that share out
+// the documents. Requires 1 <= topics <= 65535.
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
-                                   std::uint64_t seed, InitialTopics init, double alpha);
+                                   std::uint64_t seed, InitialTopics init, double alpha,
+                                   int threads = 1);
 
 }  // namespace carousel
