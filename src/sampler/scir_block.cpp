@@ -114,7 +114,33 @@ __m256d Uniforms(__m256i bits) {  // OpenUniform in four lanes
   return _mm256_mul_pd(_mm256_add_pd(u, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-53));
 }
 
+// PoissonVariate's inversion for a mean below 10, in the lanes of `invert`, from their
+// uniforms u: the same steps in the same order (p = e^-mean by std::exp, lane by lane, so
+// the same bits), each lane until its own search ends. Returns N (0 in other lanes).
+__m256d PoissonByInversion(__m256d invert, __m256d mean, __m256d u) {
+  alignas(32) double m[4], p0[4];
+  _mm256_store_pd(m, mean);
+  const int lanes = _mm256_movemask_pd(invert);
+  for (int l = 0; l < 4; ++l) p0[l] = lanes >> l & 1 ? std::exp(-m[l]) : 0.0;
+  __m256d p = _mm256_load_pd(p0), k = _mm256_setzero_pd();
+  const __m256d one = _mm256_set1_pd(1.0);
+  __m256d active = _mm256_and_pd(invert, _mm256_cmp_pd(u, p, _CMP_GT_OQ));  // while (u > p)
+  while (_mm256_movemask_pd(active)) {
+    u = _mm256_blendv_pd(u, _mm256_sub_pd(u, p), active);
+    k = _mm256_blendv_pd(k, _mm256_add_pd(k, one), active);
+    p = _mm256_blendv_pd(p, _mm256_mul_pd(p, _mm256_div_pd(mean, k)), active);
+    const __m256d stop = _mm256_or_pd(_mm256_cmp_pd(p, _mm256_setzero_pd(), _CMP_LE_OQ),
+                                      _mm256_cmp_pd(k, _mm256_set1_pd(1000.0), _CMP_GT_OQ));
+    active = _mm256_andnot_pd(stop, _mm256_and_pd(active, _mm256_cmp_pd(u, p, _CMP_GT_OQ)));
+  }
+  return _mm256_and_pd(invert, k);
+}
+
 // lanes: entries 0..lanes-1 of the group (1..4). Returns the mask of the entries written.
+// Unlike the AVX-512 case above it also takes a Poisson draw N > 0 by inversion (mean
+// below 10, as PoissonVariate: one uniform, word 0), then Gamma(base + extra + N) with no
+// boost: on KOS about a quarter of the entries (those with counts) left the common case
+// for that alone.
 unsigned CommonCase(const ScirSharedShapeTransition& scir, double scale, unsigned lanes,
                     const std::uint32_t* counts, const std::uint64_t* words, std::size_t stride,
                     double* theta) {
@@ -123,25 +149,40 @@ unsigned CommonCase(const ScirSharedShapeTransition& scir, double scale, unsigne
   const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
   const __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes), _mm256_set_epi64x(3, 2, 1, 0));
   // N = 0: u <= 1 - mean (PoissonVariate's shortcut); a NaN or negative theta fails.
-  const __m256d t = _mm256_maskload_pd(theta, live);
+  // A whole group is read and written by plain loads and stores (masked ones are slow on
+  // AMD processors); only a row's last, partial group is masked.
+  const bool whole = lanes == 4;
+  const __m256d t = whole ? _mm256_loadu_pd(theta) : _mm256_maskload_pd(theta, live);
   const __m128i live32 = _mm256_castsi256_si128(
       _mm256_permutevar8x32_epi32(live, _mm256_set_epi32(7, 7, 7, 7, 6, 4, 2, 0)));
-  const __m256i n =
-      _mm256_cvtepu32_epi64(_mm_maskload_epi32(reinterpret_cast<const int*>(counts), live32));
-  const __m256d base = _mm256_castsi256_pd(_mm256_cmpeq_epi64(n, _mm256_setzero_si256()));
+  const __m256i n = _mm256_cvtepu32_epi64(
+      whole ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(counts))
+            : _mm_maskload_epi32(reinterpret_cast<const int*>(counts), live32));
   __m256d ok = _mm256_and_pd(_mm256_castsi256_pd(live), _mm256_cmp_pd(t, zero, _CMP_GE_OQ));
   const __m256d mean = _mm256_mul_pd(t, _mm256_set1_pd(scir.decay_over_c()));
   const __m256d u0 = Uniforms(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words)));
-  ok = _mm256_and_pd(ok, _mm256_cmp_pd(u0, _mm256_sub_pd(one, mean), _CMP_LE_OQ));
-  // The Gamma's constants: Gamma(base shape)'s, or those of shape base + extra >= 1.
-  const __m256d extra = _mm256_mul_pd(_mm256_set1_pd(scale), U53ToDouble(n));
+  const __m256d shortcut = _mm256_cmp_pd(u0, _mm256_sub_pd(one, mean), _CMP_LE_OQ);
+  // Otherwise, for a mean below 10, N by inversion.
+  const __m256d invert = _mm256_andnot_pd(
+      shortcut, _mm256_and_pd(ok, _mm256_cmp_pd(mean, _mm256_set1_pd(10.0), _CMP_LT_OQ)));
+  const __m256d draws =
+      _mm256_movemask_pd(invert) ? PoissonByInversion(invert, mean, u0) : _mm256_setzero_pd();
+  ok = _mm256_and_pd(ok, _mm256_or_pd(shortcut, invert));
+  // The Gamma's constants: Gamma(base shape)'s where extra + N = 0 (Step's extra_n), else
+  // those of shape base + (extra + N) >= 1.
+  const __m256d extra = _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(scale), U53ToDouble(n)), draws);
+  const __m256d base = _mm256_cmp_pd(extra, zero, _CMP_EQ_OQ);
   const __m256d shape = _mm256_add_pd(_mm256_set1_pd(scir.base_shape()), extra);
   ok = _mm256_and_pd(ok, _mm256_or_pd(base, _mm256_cmp_pd(shape, one, _CMP_GE_OQ)));
   const __m256d shape_d = _mm256_sub_pd(shape, _mm256_set1_pd(1.0 / 3.0));
   const __m256d d = _mm256_blendv_pd(shape_d, _mm256_set1_pd(gamma.d()), base);
+  // c = 1 / sqrt(9 d), needed only where not every lane is base (no count, no N).
   const __m256d c =
-      _mm256_blendv_pd(_mm256_div_pd(one, _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(9.0), d))),
-                       _mm256_set1_pd(gamma.c()), base);
+      _mm256_movemask_pd(base) == 15
+          ? _mm256_set1_pd(gamma.c())
+          : _mm256_blendv_pd(
+                _mm256_div_pd(one, _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(9.0), d))),
+                _mm256_set1_pd(gamma.c()), base);
   // Ziggurat normal: layer i from the low 8 bits, sign from bit 8, position from the top 53.
   const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + stride));
   const __m256i layer = _mm256_and_si256(bits, _mm256_set1_epi64x(0xff));
@@ -177,7 +218,10 @@ unsigned CommonCase(const ScirSharedShapeTransition& scir, double scale, unsigne
   }
   __m256d value = _mm256_mul_pd(_mm256_set1_pd(scir.c()), g);
   value = _mm256_max_pd(value, _mm256_set1_pd(kScirFloor));  // value >= floor ? value : floor
-  _mm256_maskstore_pd(theta, _mm256_castpd_si256(ok), value);
+  if (whole)
+    _mm256_storeu_pd(theta, _mm256_blendv_pd(t, value, ok));
+  else
+    _mm256_maskstore_pd(theta, _mm256_castpd_si256(ok), value);
   return static_cast<unsigned>(_mm256_movemask_pd(ok));
 }
 #endif
