@@ -5,16 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <thread>
 
-#include "carousel/comm/thread_communicator.hpp"
 #include "carousel/data/tile_grid.hpp"
-#include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/lda/lda_generator.hpp"
-#include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
 #include "carousel/sampler/topic_word_update.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "lda_thread_ranks.hpp"
 
 namespace carousel {
 namespace {
@@ -26,24 +23,17 @@ struct FirstIteration {
 
 // One iteration of `config` on `ranks` thread ranks, kept as a draw.
 FirstIteration RunOneIteration(const LdaConfig& config, const Corpus& corpus, int ranks) {
-  std::vector<std::unique_ptr<Communicator>> comms = MakeThreadCommunicators(ranks);
   FirstIteration result;
   std::vector<std::uint64_t> swept(static_cast<std::size_t>(ranks), 0);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      LdaModel model(config, corpus);
-      TileEngine engine(*comms[r], model, config.chain());
-      EXPECT_TRUE(engine.Run(EngineCallbacks{}));
-      swept[static_cast<std::size_t>(r)] = model.gibbs_stats().tokens_swept;
-      std::uint64_t samples = 0;
-      std::vector<double> mean = model.TopicWordMean(&samples);
-      if (r == 0) {
-        EXPECT_EQ(samples, 1u);
-        result.mean = std::move(mean);
-      }
-    });
-  for (std::thread& t : threads) t.join();
+  testing::RunLdaOnThreadRanks(config, corpus, ranks, [&](int r, LdaModel& model) {
+    swept[static_cast<std::size_t>(r)] = model.gibbs_stats().tokens_swept;
+    std::uint64_t samples = 0;
+    std::vector<double> mean = model.TopicWordMean(&samples);
+    if (r == 0) {
+      EXPECT_EQ(samples, 1u);
+      result.mean = std::move(mean);
+    }
+  });
   for (std::uint64_t s : swept) result.tokens_swept += s;
   return result;
 }

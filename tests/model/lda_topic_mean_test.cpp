@@ -9,17 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <iostream>
 #include <numeric>
-#include <thread>
 
-#include "carousel/comm/communicator.hpp"
-#include "carousel/comm/thread_communicator.hpp"
-#include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/lda/lda_generator.hpp"
-#include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
+#include "lda_thread_ranks.hpp"
 
 namespace carousel {
 namespace {
@@ -32,23 +27,16 @@ struct RunResult {
 
 // One run of `config` on `ranks` thread ranks; rank 0's topic mean and trace.
 RunResult RunOnRanks(const LdaConfig& config, const Corpus& corpus, int ranks) {
-  std::vector<std::unique_ptr<Communicator>> comms = MakeThreadCommunicators(ranks);
   RunResult result;
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      LdaModel model(config, corpus);
-      TileEngine engine(*comms[r], model, config.chain());
-      EXPECT_TRUE(engine.Run(EngineCallbacks{}));
-      std::uint64_t samples = 0;
-      std::vector<double> mean = model.TopicWordMean(&samples);
-      if (r == 0) {
-        result.mean = std::move(mean);
-        result.samples = samples;
-        result.trace = model.trace();
-      }
-    });
-  for (std::thread& t : threads) t.join();
+  testing::RunLdaOnThreadRanks(config, corpus, ranks, [&](int r, LdaModel& model) {
+    std::uint64_t samples = 0;
+    std::vector<double> mean = model.TopicWordMean(&samples);
+    if (r == 0) {
+      result.mean = std::move(mean);
+      result.samples = samples;
+      result.trace = model.trace();
+    }
+  });
   return result;
 }
 
