@@ -49,8 +49,7 @@ MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 6 --tiles 4 --s
   --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --quiet)
 LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8 --tiles 4
   --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --sweeps 4
-  --quiet --topic-word-mean draws --initial-topics uniform --gibbs-draw sparse
-  --first-update sweeps)
+  --quiet --topic-word-mean draws --initial-topics uniform --gibbs-draw sparse)
 
 # hash_outputs NAME DIR : one line per output file, "sha256  NAME/file", of the file with
 # timing removed and the paths of the data and the temp dir replaced by placeholders (the
@@ -70,15 +69,13 @@ hash_outputs() {
     esac | sha256sum | awk -v n="$name/$base" '{ print $1 "  " n }'
   done
 }
-# The LDA runs name --topic-word-mean draws, --initial-topics uniform, --gibbs-draw sparse
-# and --first-update sweeps, the estimator of topic_word.npy, the initialisation, the Gibbs
-# draw and the first update when the checksums were recorded; the options came later, so
-# they are left out of the command lines the headers record, which the checksums were taken
-# of.
+# The LDA runs name --topic-word-mean draws, --initial-topics uniform and --gibbs-draw
+# sparse, the estimator of topic_word.npy, the initialisation and the Gibbs draw when the
+# checksums were recorded; the options came later, so they are left out of the command lines
+# the headers record, which the checksums were taken of.
 paths_out() {
   sed -e "s|$CAROUSEL_SHARED_DATA|DATA|g" -e "s|$T|TMP|g" -e "s| --topic-word-mean draws||" \
-    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" \
-    -e "s| --first-update sweeps||" "$1"
+    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" "$1"
 }
 
 for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do
