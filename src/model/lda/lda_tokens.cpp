@@ -127,8 +127,9 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
     throw Error(ExitCode::kUsage, "--topics must be between 1 and 65535");
   const std::vector<std::uint32_t>& members = grid.rows().Members(row_block);
   // A held-out document's every kTestTokenStride-th token is a test token (IsTestToken).
-  std::vector<Place> train_place(members.size()), observed_place(members.size()),
-      test_place(members.size());
+  // place[m]: member m's place among the training documents, or among the held-out ones
+  // for its observed tokens (test_place[m] for its test tokens).
+  std::vector<Place> place(members.size()), test_place(members.size());
   Place train, observed, test;  // the next free place of each kind
   for (std::size_t m = 0; m < members.size(); ++m) {
     const std::uint32_t d = members[m];
@@ -137,11 +138,11 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
     for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
       n += corpus.count[e];
     if (roles[d] == DocumentRole::kTrain) {
-      train_place[m] = train;
+      place[m] = train;
       train = {train.index + 1, train.first + n};
     } else {
       const std::uint64_t n_test = n / kTestTokenStride;
-      observed_place[m] = observed;
+      place[m] = observed;
       observed = {observed.index + 1, observed.first + n - n_test};
       test_place[m] = test;
       test = {test.index + 1, test.first + n_test};
@@ -179,11 +180,11 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
         }
       }
       if (roles[d] == DocumentRole::kTrain) {
-        PlaceDocument(block.train.tokens, &block.train, observed_tokens, d, train_place[m], grid,
-                      start, order);
+        PlaceDocument(block.train.tokens, &block.train, observed_tokens, d, place[m], grid, start,
+                      order);
       } else {
-        PlaceDocument(block.observed.tokens, &block.observed, observed_tokens, d, observed_place[m],
-                      grid, start, order);
+        PlaceDocument(block.observed.tokens, &block.observed, observed_tokens, d, place[m], grid,
+                      start, order);
         PlaceDocument(block.test, nullptr, test_tokens, d, test_place[m], grid, start, order);
       }
     }
