@@ -7,11 +7,12 @@
 // shortcut; the ziggurat normal in its core; Marsaglia and Tsang's squeeze accepting; a
 // Gamma shape of at least 1, or the base shape with an integer boost) takes the first
 // four words of the entry's stream and no exp or log. With AVX-512 that case runs
-// eight entries at once (four with AVX2); an entry where any of its tests fails is drawn again by
-// Step from the start of its stream, which repeats the same tests on the same words and goes on
-// from there. So every entry's value is Step's, bit for bit (scir_block.cpp is compiled without
-// fused multiply-adds, which the vector code does not use either), and depends only on its own
-// stream: the same on any rank.
+// eight entries at once (four with AVX2, which also takes Poisson draws N > 0 by inversion and,
+// lane by lane, the log test where the squeeze fails); an entry where any of its tests fails
+// is drawn again by Step from the start of its stream, which repeats the same tests on the same
+// words and goes on from there. So every entry's value is Step's, bit for bit (scir_block.cpp is
+// compiled without fused multiply-adds, which the vector code does not use either), and depends
+// only on its own stream: the same on any rank.
 #pragma once
 
 #include <cstddef>

@@ -109,6 +109,39 @@ inline void CountOne(__m256i* count, std::uint32_t k) {
   }
 }
 
+// CountSearch's position p as a topic, p % B * 8 + p / B, by a table: the compiler divides
+// by a constant with a multiply but takes the remainder with a divide instruction, whose
+// latency (over ten cycles) was on the chain of dependent draws.
+template <std::size_t B>
+struct PositionTopics {
+  std::uint8_t topic[B * kLanes + 1];
+  constexpr PositionTopics() : topic() {
+    for (std::size_t p = 0; p < B * kLanes; ++p)
+      topic[p] = static_cast<std::uint8_t>(p % B * kLanes + p / B);
+    topic[B * kLanes] = static_cast<std::uint8_t>(B * kLanes);  // past the last: no topic
+  }
+};
+
+template <std::size_t B>
+inline std::size_t TopicAtPosition(unsigned p) {
+  static constexpr PositionTopics<B> kTable;
+  return kTable.topic[p];
+}
+
+// ExactDraw from the counts in registers. Kept out of line and cold: inlined, the compiler
+// shares the counts' conversion with the weights' and writes it to the stack on every draw
+// for this rare branch.
+template <std::size_t B>
+[[gnu::noinline, gnu::cold]] int ExactDrawFromRegisters(const __m256i* count, const float* phi,
+                                                        float alpha, std::size_t K, float uniform) {
+  alignas(32) std::int32_t counts[B * kLanes];
+  for (std::size_t b = 0; b < B; ++b)
+    _mm256_store_si256(reinterpret_cast<__m256i*>(counts + b * kLanes), count[b]);
+  float count_of[B * kLanes];
+  for (std::size_t k = 0; k < B * kLanes; ++k) count_of[k] = static_cast<float>(counts[k]);
+  return ExactDraw(count_of, phi, alpha, K, uniform);
+}
+
 // The sweep with B blocks of eight topics (K <= 8 B), each step's sums kept in registers.
 template <std::size_t B>
 void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
@@ -129,8 +162,7 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
       for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
       if (accumulate) {
         const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
-        for (std::size_t b = 0; b < K * sizeof(std::uint32_t); b += 64)
-          __builtin_prefetch(row + b, 1);
+        for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(row + b, 1);
       }
     }
     if (fault != DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
@@ -150,9 +182,11 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
     const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
     // CountSearch's steps on the registers (reading the sums back from memory would wait on
-    // the stores that wrote them).
-    const float total = _mm_cvtss_f32(_mm_permute_ps(_mm256_extractf128_ps(prefix, 1), 0xff));
-    const __m256 u = _mm256_set1_ps(uniforms[i] * total);
+    // the stores that wrote them). The total is broadcast within the vector unit: moving it
+    // out to a scalar and back puts a round trip through memory on the chain of draws.
+    const __m256 high = _mm256_permute_ps(prefix, _MM_SHUFFLE(3, 3, 3, 3));
+    const __m256 totals = _mm256_permute2f128_ps(high, high, 0x11);       // every lane: prefix[7]
+    const __m256 u = _mm256_mul_ps(_mm256_set1_ps(uniforms[i]), totals);  // uniform * total
     const __m256 start =
         fault == DenseFault::kLaneOffByOne
             ? prefix
@@ -163,15 +197,13 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     for (std::size_t b = 0; b < B; ++b)
       p += static_cast<unsigned>(__builtin_popcount(
           _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
-    const std::size_t k = p % B * kLanes + p / B;
+    const std::size_t k = TopicAtPosition<B>(p);
     int chosen = -1;
-    if (total > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
+    if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
       chosen = static_cast<int>(k);
-    } else {  // CountSearch's -1: ExactDraw
-      float count_of[B * kLanes];
-      for (std::size_t b = 0; b < B; ++b)
-        _mm256_storeu_ps(count_of + b * kLanes, _mm256_cvtepi32_ps(count[b]));
-      chosen = ExactDraw(count_of, phi, static_cast<float>(view.alpha), K, uniforms[i]);
+    } else {  // CountSearch's -1
+      chosen =
+          ExactDrawFromRegisters<B>(count, phi, static_cast<float>(view.alpha), K, uniforms[i]);
     }
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
     if (fault == DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
