@@ -197,7 +197,11 @@ def cmd_table(a):
     lines = [f"# {a.title}", "", f"{len(reps)} repeats; medians, (min–max) over repeats. {a.note}",
              "Both tools: a fresh run per iteration count of the grid, its topics scored by "
              "`carousel lda infer` on the held-out documents; a time to a target is the first grid "
-             "point at or below it.", ""]
+             "point at or below it. Training clock: Carousel's trace (from the engine's start, so "
+             "with its set-up: token layout, initial topics, first topic-word draw; evaluations "
+             "excluded); WarpLDA's initialisation (random topics, count tables) plus its "
+             "iterations. Neither counts reading the input (nor WarpLDA's separate `format` step).",
+             ""]
     head = "| | Carousel `lda`, 2 cores | WarpLDA, 2 threads | Carousel / WarpLDA |"
     lines += [head, "|---|---|---|---|"]
     for tgt in targets:
