@@ -57,6 +57,12 @@ inline double OpenUniform(std::uint64_t bits) {
   return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
 }
 
+// A uniform integer in [0, n) from 64 random bits, by Lemire's multiply-shift (bias below
+// 2^-64 * n). Every keyed stream's below().
+inline std::uint64_t BitsBelow(std::uint64_t bits, std::uint64_t n) {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits) * n) >> 64);
+}
+
 class KeyedStream {
  public:
   KeyedStream(std::uint64_t seed, Purpose purpose, std::uint64_t id, std::uint64_t iteration) {
@@ -122,10 +128,8 @@ class KeyedStream {
     return r * std::cos(angle);
   }
 
-  // Uniform integer in [0, n) by Lemire's multiply-shift (bias below 2^-64 * n).
-  std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits()) * n) >> 64);
-  }
+  // Uniform integer in [0, n) (BitsBelow).
+  std::uint64_t below(std::uint64_t n) { return BitsBelow(bits(), n); }
 
   // Gamma(shape, 1) by Marsaglia and Tsang (2000); shape < 1 by the boost
   // Gamma(shape) = Gamma(shape + 1) * U^(1/shape), done in log space so that tiny

@@ -101,8 +101,9 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
   block.theta.resize(words.size() * K());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
   for (std::size_t w = 0; w < words.size(); ++w) {
-    KeyedStream rng(config_.seed, Purpose::kInitCol, words[w], 0);
-    for (std::size_t k = 0; k < K(); ++k) block.theta[w * K() + k] = -std::log(rng.uniform());
+    double* theta = block.theta.data() + w * K();  // the word's uniforms, then their -log
+    KeyedStream(config_.seed, Purpose::kInitCol, words[w], 0).FillUniform(theta, K());
+    for (std::size_t k = 0; k < K(); ++k) theta[k] = -std::log(theta[k]);
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
   return block;

@@ -18,13 +18,14 @@ InitialTopics ParseInitialTopics(const std::string& name) {
 namespace {
 
 // The initial topic of a document's next token, given the topics of the tokens before it
-// (urn): see InitialTopics.
-std::uint16_t InitialTopic(KeyedStream& rng, InitialTopics init, int topics, double alpha,
+// (urn), from the token's number of the document's stream (`bits`, what KeyedStream::bits
+// returns; one per token, drawn ahead for the whole document): see InitialTopics.
+std::uint16_t InitialTopic(std::uint64_t bits, InitialTopics init, int topics, double alpha,
                            const std::vector<std::uint16_t>& urn) {
   if (init == InitialTopics::kUniform)
-    return static_cast<std::uint16_t>(rng.below(static_cast<unsigned>(topics)));
+    return static_cast<std::uint16_t>(BitsBelow(bits, static_cast<unsigned>(topics)));
   const double earlier = static_cast<double>(urn.size());
-  const double u = rng.uniform() * (earlier + topics * alpha);
+  const double u = OpenUniform(bits) * (earlier + topics * alpha);
   if (u < earlier) return urn[static_cast<std::size_t>(u)];  // u < earlier: index in range
   const auto k = static_cast<int>((u - earlier) / alpha);
   return static_cast<std::uint16_t>(k < topics ? k : topics - 1);  // rounding at the top
@@ -55,6 +56,14 @@ void TopicTokens::RecountDocTopic() {
 }
 
 namespace {
+
+// Document d's number of tokens.
+std::uint64_t DocumentLength(const Corpus& corpus, std::uint32_t d) {
+  std::uint64_t n = 0;
+  for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+    n += corpus.count[e];
+  return n;
+}
 
 // One document's tokens, expanded in file order, with their global word ids.
 struct ExpandedToken {
@@ -134,9 +143,7 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
   for (std::size_t m = 0; m < members.size(); ++m) {
     const std::uint32_t d = members[m];
     if (roles[d] == DocumentRole::kEmpty) continue;
-    std::uint64_t n = 0;
-    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
-      n += corpus.count[e];
+    const std::uint64_t n = DocumentLength(corpus, d);
     if (roles[d] == DocumentRole::kTrain) {
       place[m] = train;
       train = {train.index + 1, train.first + n};
@@ -158,20 +165,22 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
   {
     std::vector<ExpandedToken> observed_tokens, test_tokens;
     std::vector<std::uint16_t> urn;  // the document's topics so far, in file order
-    std::vector<std::uint64_t> start;
+    std::vector<std::uint64_t> bits, start;
     std::vector<std::size_t> order;
 #pragma omp for schedule(dynamic, 64)
     for (std::size_t m = 0; m < members.size(); ++m) {
       const std::uint32_t d = members[m];
       if (roles[d] == DocumentRole::kEmpty) continue;
-      KeyedStream rng(seed, Purpose::kInitRow, d, 0);
+      const std::uint64_t n = DocumentLength(corpus, d);
+      bits.resize(n);
+      KeyedStream(seed, Purpose::kInitRow, d, 0).FillBits(bits.data(), n);
       observed_tokens.clear();
       test_tokens.clear();
       urn.clear();
       std::uint64_t position = 0;
       for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e) {
         for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
-          urn.push_back(InitialTopic(rng, init, topics, alpha, urn));
+          urn.push_back(InitialTopic(bits[position], init, topics, alpha, urn));
           const ExpandedToken token{corpus.word[e], urn.back()};
           if (roles[d] == DocumentRole::kHeldOut && IsTestToken(position))
             test_tokens.push_back(token);
