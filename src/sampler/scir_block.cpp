@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 #include <immintrin.h>
@@ -13,6 +12,7 @@
 #define CAROUSEL_SCIR_BLOCK_VECTOR 4
 #endif
 
+#include "carousel/util/all_finite.hpp"
 #include "carousel/util/ziggurat.hpp"
 
 namespace carousel {
@@ -139,8 +139,8 @@ __m256d PoissonByInversion(__m256d invert, __m256d mean, __m256d u) {
 }
 
 // Marsaglia and Tsang's second test, log u < x^2 / 2 + d (1 - v + log v), in the lanes of
-// `check` (those whose squeeze failed, about one in ten): GammaVariate's expression, lane by
-// lane with std::log, so the same bits. Returns the lanes that pass.
+// `check` (those whose squeeze failed, about one in ten): GammaVariate's test, lane by lane,
+// so the same bits. Returns the lanes that pass.
 __m256d LogTest(__m256d check, __m256d u, __m256d x2, __m256d d, __m256d v) {
   alignas(32) double us[4], x2s[4], ds[4], vs[4];
   alignas(32) std::int64_t pass[4];
@@ -150,8 +150,8 @@ __m256d LogTest(__m256d check, __m256d u, __m256d x2, __m256d d, __m256d v) {
   _mm256_store_pd(vs, v);
   const int lanes = _mm256_movemask_pd(check);
   for (int l = 0; l < 4; ++l) {
-    const bool accept = (lanes >> l & 1) &&
-                        std::log(us[l]) < 0.5 * x2s[l] + ds[l] * (1.0 - vs[l] + std::log(vs[l]));
+    const bool accept =
+        (lanes >> l & 1) && GammaVariate::PassesLogTest(us[l], x2s[l], ds[l], vs[l]);
     pass[l] = accept ? -1 : 0;  // a lane's mask: all ones or all zeros
   }
   return _mm256_and_pd(
@@ -252,18 +252,6 @@ unsigned CommonCase(const ScirSharedShapeTransition& scir, double scale, unsigne
   return static_cast<unsigned>(_mm256_movemask_pd(ok));
 }
 #endif
-
-// Whether every value is finite: its exponent bits are not all ones (an infinity or a NaN).
-bool AllFinite(const double* values, std::size_t n) {
-  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
-  std::uint64_t special = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t bits;
-    std::memcpy(&bits, values + i, sizeof bits);
-    special |= (bits & kExponent) == kExponent;
-  }
-  return special == 0;
-}
 
 }  // namespace
 

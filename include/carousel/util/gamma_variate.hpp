@@ -50,6 +50,12 @@ class GammaVariate {
   bool boost() const { return boost_; }
   unsigned boost_power() const { return power_; }
 
+  // Marsaglia and Tsang's second acceptance test, for a uniform u, x^2, d and v = (1 + c x)^3:
+  // log u < x^2 / 2 + d (1 - v + log v).
+  static bool PassesLogTest(double u, double x2, double d, double v) {
+    return std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v));
+  }
+
  private:
   static double IntegerPower(double u, unsigned n) {  // u^n by binary powering, n >= 1
     double result = 1.0;
@@ -71,8 +77,7 @@ class GammaVariate {
       v = v * v * v;
       const double u = rng.uniform();
       const double x2 = x * x;
-      if (u < 1.0 - 0.0331 * x2 * x2 || std::log(u) < 0.5 * x2 + d_ * (1.0 - v + std::log(v)))
-        return d_ * v;
+      if (u < 1.0 - 0.0331 * x2 * x2 || PassesLogTest(u, x2, d_, v)) return d_ * v;
     }
   }
 
