@@ -12,28 +12,29 @@
 
 namespace carousel {
 
-inline bool AllFinite(const float* values, std::size_t count) {
-  constexpr std::uint32_t kMagnitude = 0x7fffffffu, kInfinity = 0x7f800000u;
-  std::uint32_t largest = 0;
+namespace detail {
+// Real's values read as Bits: the largest magnitude (sign bit cleared) below infinity's bits.
+template <typename Real, typename Bits>
+bool BelowInfinity(const Real* values, std::size_t count, Bits infinity) {
+  static_assert(sizeof(Real) == sizeof(Bits));
+  constexpr Bits kMagnitude = ~Bits{0} >> 1;
+  Bits largest = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    std::uint32_t bits;
+    Bits bits;
     std::memcpy(&bits, values + i, sizeof bits);
-    const std::uint32_t magnitude = bits & kMagnitude;
+    const Bits magnitude = bits & kMagnitude;
     largest = magnitude > largest ? magnitude : largest;
   }
-  return largest < kInfinity;
+  return largest < infinity;
+}
+}  // namespace detail
+
+inline bool AllFinite(const float* values, std::size_t count) {
+  return detail::BelowInfinity(values, count, std::uint32_t{0x7f800000u});
 }
 
 inline bool AllFinite(const double* values, std::size_t count) {
-  constexpr std::uint64_t kMagnitude = 0x7fffffffffffffffULL, kInfinity = 0x7ff0000000000000ULL;
-  std::uint64_t largest = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    std::uint64_t bits;
-    std::memcpy(&bits, values + i, sizeof bits);
-    const std::uint64_t magnitude = bits & kMagnitude;
-    largest = magnitude > largest ? magnitude : largest;
-  }
-  return largest < kInfinity;
+  return detail::BelowInfinity(values, count, std::uint64_t{0x7ff0000000000000ULL});
 }
 
 }  // namespace carousel
