@@ -104,14 +104,13 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
   // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
   // "ou" transition, a burn-in of 30 passes over the data (DefaultMfBurnIn, in RunMfCommand
-  // once the tiles are known), and every later iteration in the posterior averages. The
-  // Gibbs step of the precisions comes once per pass over the data for SGRLD
-  // (DefaultMfHyperEvery, in RunMfCommand).
+  // once the tiles are known), and an evaluation with a kept draw once per pass over the
+  // data (kMfEvalEveryPasses). The Gibbs step of the precisions comes once per pass over the
+  // data for SGRLD (DefaultMfHyperEvery, in RunMfCommand).
   o.config.sampler.name = "sgrld";
   o.config.sampler.transition = "ou";
   // A fresh run resolves its burn-in from the tiles (DefaultMfBurnIn, in RunMfCommand).
   o.config.burn_in = kBurnInOfUnrecordedCheckpoints;
-  o.config.thin = 1;
   CLI::App app{"carousel mf: Bayesian matrix factorization by distributed SG-MCMC", "carousel mf"};
   SetUpCommandApp(app);
   AddOptions(app, o);
@@ -120,6 +119,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
           "iterations before samples enter the posterior averages (by default at most half "
           "of --iterations)")
       ->default_str("30 passes over the data: 30 x --tiles");
+  app.get_option("--eval-every")->default_str("once per pass over the data: --tiles");
   ParseOrThrow(app, args, "carousel mf");
   CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
   ResolveChainOptions(app, o.config, o.basics);
@@ -242,6 +242,9 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!options.basics.burn_in_given)
     ResolveBurnInOfPasses(kMfBurnInPasses, config.tiles, config.iterations, config.burn_in,
                           options.basics, recorded_args);
+  if (!options.basics.eval_every_given)
+    ResolveEvalEveryOfPasses(kMfEvalEveryPasses, config.tiles, config.eval_every, config.thin,
+                             options.basics, recorded_args);
   RunCollectively(comm, [&] {
     if (options.step_warmup > 0 && static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
       throw UsageError("--step-warmup", "must not exceed --burn-in (" +

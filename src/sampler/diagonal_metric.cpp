@@ -16,6 +16,14 @@ ConstantDiagonalMetric::ConstantDiagonalMetric(Eigen::VectorXf inverse_metric)
                                      " (must be finite and > 0)");
 }
 
+void DiagonalMetric::InverseOfRow(const BlockGradient&, Eigen::Index, float*) const {
+  throw Error(ExitCode::kInternal, "metric " + name() + " depends on theta: no G^-1 by row");
+}
+
+void ConstantDiagonalMetric::InverseOfRow(const BlockGradient&, Eigen::Index, float* out) const {
+  for (Eigen::Index c = 0; c < inverse_metric_.size(); ++c) out[c] = inverse_metric_[c];
+}
+
 ConstantDiagonalMetric ConstantDiagonalMetric::Uniform(Eigen::Index columns, float v) {
   return ConstantDiagonalMetric(Eigen::VectorXf::Constant(columns, v));
 }

@@ -10,6 +10,15 @@ void Sampler::InitAux(BlockState& block) const {
                    Matrix::Zero(block.theta.rows(), block.theta.cols()));
 }
 
+void Sampler::PriorOnlyStep(const BlockGradient&, double, Eigen::Index, float*, float*) const {
+  throw Error(ExitCode::kInternal, "sampler " + name() + " does not compose prior-only steps");
+}
+
+void Sampler::StepRows(BlockState&, const BlockGradient&, double, const NoiseKey&,
+                       const std::vector<std::uint32_t>&) const {
+  throw Error(ExitCode::kInternal, "sampler " + name() + " steps whole blocks only");
+}
+
 void Sampler::PreSums(const BlockState&, const BlockGradient&, const NoiseKey&, double*) const {}
 
 void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, double step,

@@ -37,7 +37,9 @@ golden_isa() {
     echo other
   fi
 }
-ISA=$(golden_isa)
+# CAROUSEL_GOLDEN_ISA names the reference instead: for recording one from a build for another
+# CPU (e.g. -DCAROUSEL_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=znver3 for avx2 on an AVX-512 machine).
+ISA=${CAROUSEL_GOLDEN_ISA:-$(golden_isa)}
 GOLDEN=$(dirname "${BASH_SOURCE[0]}")/golden_outputs.$ISA.sha256
 ACTUAL=$T/actual.sha256
 if [[ ! -s $GOLDEN && ${CAROUSEL_GOLDEN_UPDATE:-0} != 1 ]]; then
@@ -122,8 +124,19 @@ if ! diff <(cut -d' ' -f3 "$GOLDEN") <(cut -d' ' -f3 "$ACTUAL") >/dev/null; then
   diff <(cut -d' ' -f3 "$GOLDEN") <(cut -d' ' -f3 "$ACTUAL") >&2 || true
   fail "the runs wrote other files than the reference"
 fi
+# An entry whose checksum reads "unrecorded" is not compared: its run changed on purpose and
+# no machine of this instruction set was at hand to record it (a build for another CPU
+# rounds differently). Record it on one with CAROUSEL_GOLDEN_UPDATE=1.
+unrecorded=$(grep -c '^unrecorded ' "$GOLDEN" || true)
+awk 'NR == FNR { if ($1 == "unrecorded") skip[$2] = 1; next } !($2 in skip)' "$GOLDEN" "$ACTUAL" \
+  >"$T/actual.compared"
+grep -v '^unrecorded ' "$GOLDEN" >"$T/golden.compared" || true
+[[ $unrecorded -gt 0 ]] && echo "note: $unrecorded output file(s) have no checksum for $ISA yet" >&2
+GOLDEN_FILE=$GOLDEN
+GOLDEN=$T/golden.compared
+ACTUAL=$T/actual.compared
 if ! diff "$GOLDEN" "$ACTUAL" >"$T/diff" 2>&1; then
   grep '^>' "$T/diff" | sed 's/^> /changed: /' >&2
-  fail "$(grep -c '^>' "$T/diff") output file(s) differ from the reference ($GOLDEN)"
+  fail "$(grep -c '^>' "$T/diff") output file(s) differ from the reference ($GOLDEN_FILE)"
 fi
 ok "$(wc -l <"$ACTUAL") output files of $(cut -d' ' -f3 "$ACTUAL" | cut -d/ -f1 | sort -u | wc -l) runs are bitwise identical to the reference ($ISA)"

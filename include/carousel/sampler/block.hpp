@@ -20,6 +20,10 @@ using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 struct BlockState {
   Matrix theta;
   std::vector<Matrix> aux;
+  // Rows stepped only when they have data (DESIGN.md section 9, lazy_rows.hpp): the
+  // iteration each row's theta stands at, that is, every step before it has been applied.
+  // Empty: every row is current (a block whose rows are all stepped every iteration).
+  std::vector<std::uint64_t> row_clock = {};
 };
 
 // The stochastic gradient of one block, in the pieces samplers need:
@@ -83,6 +87,24 @@ void ForEachRowWithNoise(const NoiseKey& noise, Eigen::Index rows, Eigen::Index 
     const Eigen::Index count = std::min(kNoiseChunkRows, rows - first);
     noise.FillRows(first, count, cols, z);
     for (Eigen::Index r = 0; r < count; ++r) update(first + r, z.data() + r * cols);
+  }
+}
+
+// The same for the listed rows of a block only (local indices, `rows`): update(r, z) for each,
+// z keyed by the row's global id; the chunks are kNoiseChunkRows entries of the list, so the
+// same list gives the same numbers on every rank.
+template <typename Update>
+void ForEachListedRowWithNoise(const NoiseKey& noise, const std::vector<std::uint32_t>& rows,
+                               Eigen::Index cols, Update&& update) {
+  Eigen::ArrayXf z;
+  std::uint32_t ids[kNoiseChunkRows];
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  for (Eigen::Index first = 0; first < n; first += kNoiseChunkRows) {
+    const Eigen::Index count = std::min(kNoiseChunkRows, n - first);
+    for (Eigen::Index i = 0; i < count; ++i) ids[i] = (*noise.global_ids)[rows[first + i]];
+    FillKeyedNormals(noise.seed, noise.purpose, noise.iteration, ids, count, cols, z);
+    for (Eigen::Index i = 0; i < count; ++i)
+      update(Eigen::Index{rows[first + i]}, z.data() + i * cols);
   }
 }
 

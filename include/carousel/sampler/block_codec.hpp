@@ -9,7 +9,9 @@ namespace carousel {
 
 std::string EncodeBlock(const BlockState& block);
 BlockState DecodeBlock(const std::string& bytes);
-// Size of EncodeBlock's result, known to a receiver before the block arrives.
-std::size_t EncodedBlockSize(Eigen::Index rows, Eigen::Index cols, int aux_count);
+// Size of EncodeBlock's result, known to a receiver before the block arrives; `clocked`:
+// the block carries row clocks (BlockState::row_clock).
+std::size_t EncodedBlockSize(Eigen::Index rows, Eigen::Index cols, int aux_count,
+                             bool clocked = false);
 
 }  // namespace carousel

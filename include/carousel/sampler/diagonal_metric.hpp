@@ -35,6 +35,14 @@ class DiagonalMetric {
 
   // Whether Evaluate reads gradient.information_per_datum (the caller then supplies it).
   virtual bool needs_information_per_datum() const { return false; }
+
+  // Whether G does not depend on theta (then Gamma = 0), and G^-1 of one row at a time is
+  // available from InverseOfRow: what a sampler needs to step some rows only and to compose
+  // the prior-only steps of the others (DESIGN.md section 9). The default: no.
+  virtual bool constant_in_theta() const { return false; }
+  // G^-1 of row r into out[0 .. columns); Evaluate's g_inv row r, bit for bit. Only for a
+  // metric constant in theta (the default throws Error(kInternal)).
+  virtual void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const;
 };
 
 // G^-1 = diag(v_c): one value per column (as prior_precision is), Gamma = 0. With all ones,
@@ -49,6 +57,8 @@ class ConstantDiagonalMetric : public DiagonalMetric {
   std::string name() const override { return "constant"; }
   void Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,
                 Matrix& d_g_inv) const override;
+  bool constant_in_theta() const override { return true; }
+  void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override;
 
  private:
   Eigen::VectorXf inverse_metric_;

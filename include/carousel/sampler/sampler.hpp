@@ -29,6 +29,22 @@ class Sampler {
   virtual void Step(BlockState& block, const BlockGradient& gradient, double step,
                     const NoiseKey& noise) const = 0;
 
+  // ---- Rows without data (DESIGN.md section 9; defaults: not offered). For some samplers
+  // the step of a row whose likelihood term is zero is, element by element, the linear
+  // Gaussian map theta <- a theta + s z, with a and s fixed while the step size, the prior
+  // precision and the metric are, and no auxiliary state to change. k such steps then
+  // compose into one (lazy_rows.hpp), so a model may step only the rows with data
+  // (StepRows) and bring the others up to date when it next needs them.
+  virtual bool composes_prior_steps() const { return false; }
+  // Row r's map: a - 1 (kept apart from 1 for its precision when a is close to 1) and s^2,
+  // per column, for a step of size `step` under `prior` (its lik_sum is not read).
+  virtual void PriorOnlyStep(const BlockGradient& prior, double step, Eigen::Index r,
+                             float* a_minus_one, float* variance) const;
+  // Step's update of the listed rows of `block` only (ascending local indices), their noise
+  // keyed by their ids in chunks of the list (ForEachListedRowWithNoise).
+  virtual void StepRows(BlockState& block, const BlockGradient& gradient, double step,
+                        const NoiseKey& noise, const std::vector<std::uint32_t>& rows) const;
+
   // ---- Coupling across blocks (defaults: none; local samplers need nothing below).
   // Per iteration the engine (or a single-block driver) does, with every block:
   //   1. PreSums at the gradient point; the sums over all blocks, added in block order,
@@ -94,9 +110,9 @@ struct SamplerOptions {
   double mass = 1.0;             // SGHMC: M (diagonal, constant)
   // HAMCMC's defaults are the settings its benchmark found best on validation splits of
   // ml-100k u1.base (README, "Step sizes"): M = 3, lambda = 10, the Fisher H^0.
-  int memory = 3;                // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
-  double trust = 10.0;           // HAMCMC: lambda, y_t += lambda s_t
-  double initial_scale = 1.0;    // HAMCMC: gamma, H^0 = gamma I
+  int memory = 3;              // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
+  double trust = 10.0;         // HAMCMC: lambda, y_t += lambda s_t
+  double initial_scale = 1.0;  // HAMCMC: gamma, H^0 = gamma I
   // HAMCMC: "identity" (H^0 = gamma I), "metric" (H^0 = gamma G^-1 with `metric`, which
   // must not depend on theta) or "fisher" (H^0 = gamma (prior + lambda + Fisher at the
   // newest sample)^-1, `metric` before the first; hamcmc.hpp).

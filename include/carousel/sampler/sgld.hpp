@@ -12,6 +12,11 @@ class Sgld : public Sampler {
   int aux_count() const override { return 0; }
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override;
+  bool composes_prior_steps() const override { return true; }
+  void PriorOnlyStep(const BlockGradient& prior, double step, Eigen::Index r, float* a_minus_one,
+                     float* variance) const override;
+  void StepRows(BlockState& block, const BlockGradient& gradient, double step,
+                const NoiseKey& noise, const std::vector<std::uint32_t>& rows) const override;
 };
 
 }  // namespace carousel

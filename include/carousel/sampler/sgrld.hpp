@@ -46,8 +46,16 @@ class Sgrld : public Sampler {
   int aux_count() const override { return 0; }
   void Step(BlockState& block, const BlockGradient& gradient, double step,
             const NoiseKey& noise) const override;
+  // With a metric constant in theta (Gamma = 0), a row without data steps
+  // theta <- (1 - eps lambda G^-1) theta + N(0, v G^-1), v = 2 eps (Euler) or eps (2 - eps) (ou).
+  bool composes_prior_steps() const override { return metric_->constant_in_theta(); }
+  void PriorOnlyStep(const BlockGradient& prior, double step, Eigen::Index r, float* a_minus_one,
+                     float* variance) const override;
+  void StepRows(BlockState& block, const BlockGradient& gradient, double step,
+                const NoiseKey& noise, const std::vector<std::uint32_t>& rows) const override;
 
  private:
+  float NoiseVariance(double step) const;  // per unit of G^-1
   std::shared_ptr<const DiagonalMetric> metric_;
   bool ou_;
   mutable Matrix g_inv_, gamma_;  // scratch, reused across steps (no allocation per step)

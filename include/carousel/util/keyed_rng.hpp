@@ -49,6 +49,10 @@ enum class Purpose : std::uint64_t {
   kTopicProportions,  // SAM: MALA steps of a document's theta (id: document)
   kPriorProportions,  // SAM: theta drawn from its prior for held-out likelihoods (id: document)
   kStable,            // alpha-stable MF: Metropolis steps of Phi_ij (id: entry; model/amf)
+  // The composed prior-only steps of a row that sat out iterations without data
+  // (sampler/lazy_rows.hpp; id: row or column, iteration: the one it is brought to).
+  kCatchUpRow,
+  kCatchUpCol,
 };
 
 // The uniform on the open interval (0, 1) of 64 random bits, from their top 53: never

@@ -10,6 +10,17 @@
 
 namespace carousel {
 
+void TileRatings::FindRowsAndColumnsWithData(std::size_t columns) {
+  rows_with_data.clear();
+  for (std::uint32_t r = 0; r + 1 < row_start.size(); ++r)
+    if (row_start[r + 1] > row_start[r]) rows_with_data.push_back(r);
+  std::vector<bool> rated(columns, false);
+  for (std::uint32_t c : col) rated[c] = true;
+  cols_with_data.clear();
+  for (std::uint32_t c = 0; c < columns; ++c)
+    if (rated[c]) cols_with_data.push_back(c);
+}
+
 Subsample Subsample::For(double fraction, std::uint64_t seed, std::uint64_t tile,
                          std::uint64_t iteration) {
   Subsample s;

@@ -55,6 +55,7 @@ const Matrix& BpmfModel::Impl::GatherColumns() {
 }
 
 void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
+  BringUpToDate(ctx.iteration);
   const bool collect = ctx.collect;
   collected_ = ctx.collected;
   const Matrix& h = GatherColumns();
@@ -129,6 +130,8 @@ void BpmfModel::Impl::CheckChainHealth(const TraceRow& row) const {
 }
 
 bool BpmfModel::Impl::AllFinite() const {
+  // After an iteration where rows sat out, only the rows it stepped changed.
+  if (lazy_ && !all_current_) return stepped_rows_finite_;
   const auto finite = [](const auto& theta) {
     return carousel::AllFinite(theta.data(), static_cast<std::size_t>(theta.size()));
   };

@@ -48,6 +48,7 @@ BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShar
       draws_(BpmfDrawColumns(config, !problem.test.empty())) {
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
+  lazy_ = config.lazy_rows && sampler_->composes_prior_steps() && !coupled();
 }
 
 std::vector<std::uint64_t> BpmfModel::Impl::Attach(const TileRun& run) {
@@ -112,6 +113,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
         }
         std::vector<LocalRating>().swap(parts[p]);
       }
+      tile.FindRowsAndColumnsWithData(grid_->cols().Members(j).size());
     }
   }
   col_degree_.resize(static_cast<std::size_t>(B()));
@@ -146,6 +148,7 @@ BlockState BpmfModel::Impl::FreshBlock(const std::vector<std::uint32_t>& members
           static_cast<float>(config_.init_sd * stream.normal());
   }
   sampler_->InitAux(block);
+  if (lazy_) block.row_clock.assign(members.size(), 0);
   return block;
 }
 
@@ -181,6 +184,7 @@ void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
   BpmfRowBlock& rb = Row(id);
   ByteReader in(bytes);
   rb.state = DecodeBlock(in.GetBytes());
+  CheckClocks(rb.state);
   GetColMajor(in, rb.sum);
   GetColMajor(in, rb.sum_sq);
   rb.pred_sum = in.GetVector<double>();
@@ -203,6 +207,11 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutVector(trace_);
   out.PutVector(draws_.values());
   out.PutVector(samples_taken_);
+  // The information the metric holds until every row is current again, and whether they are.
+  out.PutArray(information_w_.data(), static_cast<std::size_t>(information_w_.size()));
+  out.PutArray(information_h_.data(), static_cast<std::size_t>(information_h_.size()));
+  out.Put<std::uint8_t>(all_current_ ? 1 : 0);
+  out.Put(now_);
   return out.Take();
 }
 
@@ -223,7 +232,21 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
   draws_.set_values(in.GetVector<double>());
   // Checkpoints from before --keep-samples end here: no sample was taken.
   samples_taken_ = in.done() ? std::vector<std::uint64_t>() : in.GetVector<std::uint64_t>();
+  if (!in.done()) {  // checkpoints from before rows could sit out end above
+    const std::vector<float> w = in.GetVector<float>(), h = in.GetVector<float>();
+    information_w_ =
+        Eigen::Map<const Eigen::VectorXf>(w.data(), static_cast<Eigen::Index>(w.size()));
+    information_h_ =
+        Eigen::Map<const Eigen::VectorXf>(h.data(), static_cast<Eigen::Index>(h.size()));
+    all_current_ = in.Get<std::uint8_t>() != 0;
+    now_ = in.Get<std::uint64_t>();
+  }
   cols_.clear();  // the blocks held at the restored stratum come next (RestoreColBlock)
+}
+
+void BpmfModel::Impl::CheckClocks(const BlockState& block) const {
+  if (lazy_ != (block.row_clock.size() == static_cast<std::size_t>(block.theta.rows())))
+    throw Error(ExitCode::kCheckpoint, "checkpoint: a block's row clocks do not match this run");
 }
 
 std::string BpmfModel::Impl::Fingerprint() const {
@@ -233,6 +256,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
     << (problem_.train_checksum ^ Crc64Of(problem_.test)) << std::dec << " tiles=" << B()
     << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
+  if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
   return s.str();
 }
 
@@ -256,7 +280,11 @@ void BpmfModel::UpdateRows(const IterationContext&) {
 }
 void BpmfModel::EndIteration(const IterationContext& ctx) {
   const MfConfig& c = impl_->config_;
-  if (c.priors.sample_hyper && (ctx.t + 1) % c.hyper_every == 0) impl_->ResampleHyper(ctx.t);
+  impl_->now_ = ctx.t + 1;
+  if (c.priors.sample_hyper && (ctx.t + 1) % c.hyper_every == 0) {
+    impl_->BringUpToDate(ctx.t + 1);  // the precisions' conditional reads every row
+    impl_->ResampleHyper(ctx.t);
+  }
 }
 std::string BpmfModel::TakeColBlock(int j) {
   const auto it = impl_->cols_.find(j);
@@ -270,7 +298,8 @@ void BpmfModel::PutColBlock(int j, const std::string& bytes) {
 }
 std::size_t BpmfModel::ColBlockBytes(int j) const {
   const auto rows = static_cast<Eigen::Index>(impl_->grid_->cols().Members(j).size());
-  return EncodedBlockSize(rows, impl_->config_.shape.width(), impl_->sampler_->aux_count());
+  return EncodedBlockSize(rows, impl_->config_.shape.width(), impl_->sampler_->aux_count(),
+                          impl_->lazy_);
 }
 void BpmfModel::Evaluate(const EvaluationContext& ctx) {
   impl_->Evaluate(ctx);
@@ -300,6 +329,7 @@ std::string BpmfModel::SaveColBlock(int j) const {
 }
 void BpmfModel::RestoreColBlock(int j, const std::string& bytes) {
   impl_->cols_[j] = DecodeBlock(bytes);
+  impl_->CheckClocks(impl_->cols_[j]);
 }
 const DrawsTable& BpmfModel::draws() const {
   return impl_->draws_;
@@ -375,10 +405,12 @@ BpmfHyper BpmfModel::HyperPosteriorMean() const {
   return HyperFromVector(sum);
 }
 MfPosterior BpmfModel::Posterior() {
+  impl_->BringUpToDate(impl_->now_);  // the last sample of every row (after a stop, too)
   return impl_->Posterior();
 }
 void BpmfModel::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
                                  std::uint32_t rows_per_slice) {
+  impl_->BringUpToDate(impl_->now_);
   impl_->ForEachUserSlice(consume, rows_per_slice);
 }
 

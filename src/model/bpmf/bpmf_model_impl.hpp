@@ -86,10 +86,27 @@ struct BpmfModel::Impl {
   Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
   NoiseKey RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const;
   NoiseKey ColNoise(const IterationPlan& plan, int j) const;
+  // Keys of the composed steps of rows brought to iteration `now` (lazy_rows.hpp).
+  NoiseKey RowCatchUp(std::uint64_t now, int row_block) const;
+  NoiseKey ColCatchUp(std::uint64_t now, int j) const;
+  void StepRowsWithData(BlockState& block, const BlockGradient& gradient, const NoiseKey& noise,
+                        const std::vector<std::uint32_t>& rows);
   bool coupled() const {
     return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
            sampler_->needs_gradient_after_step();
   }
+  // Rows without data sit out iteration t (DESIGN.md section 9): the sampler composes its
+  // prior-only steps, it is not coupled across blocks, and the step size is constant from t
+  // on (a composed span needs one step size; the warm-up's iterations step every row).
+  bool RowsSitOutAt(std::uint64_t t) const {
+    return lazy_ && config_.step.c == 0.0 && t >= config_.step.warmup;
+  }
+  // Brings every row of this rank's row blocks and held column blocks to iteration `now`
+  // (lazy_rows.hpp); local. Before anything reads every row: the precisions' Gibbs step,
+  // evaluations, the posterior summaries.
+  void BringUpToDate(std::uint64_t now);
+  // Throws Error(kCheckpoint) unless a restored block carries clocks exactly when lazy_.
+  void CheckClocks(const BlockState& block) const;
   void UpdateTiles(const IterationContext& ctx);
   void LocalColumnSteps();
   void LocalRowSteps();
@@ -145,7 +162,15 @@ struct BpmfModel::Impl {
   // from the current sample at the start of every iteration when the metric needs them.
   bool needs_information_ = false;
   Eigen::VectorXf information_w_, information_h_;
-  double sd_train_;  // RMSE of predicting mu for every training rating
+  // Rows without data may sit out iterations (RowsSitOutAt), and blocks carry row clocks.
+  bool lazy_ = false;
+  // Every row stands at the next iteration (after an iteration that stepped every row, or
+  // BringUpToDate): the information is refreshed then, and held until the next time, so
+  // that a row's composed span never crosses a change of its metric (checkpointed).
+  bool all_current_ = true;
+  std::uint64_t now_ = 0;            // iterations run (checkpointed)
+  bool stepped_rows_finite_ = true;  // every row stepped so far was finite (lazy_ only)
+  double sd_train_;                  // RMSE of predicting mu for every training rating
   // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
   double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t collected_ = 0;

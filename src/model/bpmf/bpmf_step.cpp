@@ -8,6 +8,8 @@
 #include "carousel/comm/ordered_sum.hpp"
 #include "carousel/model/coupled_step.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
+#include "carousel/sampler/lazy_rows.hpp"
+#include "carousel/util/all_finite.hpp"
 
 namespace carousel {
 namespace {
@@ -39,8 +41,16 @@ TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, Bp
                                                    int j, const Matrix& w, const Matrix& h,
                                                    Matrix& lik_w, Matrix& lik_h,
                                                    CurvatureSubset* curvature) const {
-  lik_w.setZero(w.rows(), w.cols());
-  lik_h.setZero(h.rows(), h.cols());
+  if (RowsSitOutAt(plan.t)) {  // the pass below adds to the rows with data only
+    const TileRatings& tile = rb.tiles[j];
+    lik_w.resize(w.rows(), w.cols());
+    lik_h.resize(h.rows(), h.cols());
+    for (std::uint32_t r : tile.rows_with_data) lik_w.row(r).setZero();
+    for (std::uint32_t c : tile.cols_with_data) lik_h.row(c).setZero();
+  } else {
+    lik_w.setZero(w.rows(), w.cols());
+    lik_h.setZero(h.rows(), h.cols());
+  }
   return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
                                 static_cast<float>(hyper_.tau), Minibatch(plan, rb.id, j), lik_w,
                                 lik_h, curvature);
@@ -60,7 +70,10 @@ NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
 }
 
 void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
-  if (needs_information_) UpdateInformationPerDatum();
+  const bool sit_out = RowsSitOutAt(ctx.t);
+  if (!sit_out) BringUpToDate(ctx.t);  // an iteration that steps every row starts from them all
+  if (needs_information_ && all_current_) UpdateInformationPerDatum();
+  all_current_ = !sit_out;
   Plan(ctx);
   if (coupled())
     CoupledStep();
@@ -68,32 +81,105 @@ void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
     LocalColumnSteps();
 }
 
+namespace {
+
+// Whether the listed rows of theta are finite (the rows a lazy iteration stepped).
+bool RowsFinite(const Matrix& theta, const std::vector<std::uint32_t>& rows) {
+  for (std::uint32_t r : rows)
+    if (!AllFinite(theta.row(r).data(), static_cast<std::size_t>(theta.cols()))) return false;
+  return true;
+}
+
+}  // namespace
+
+// Steps the rows of `block` with data in the tile (after bringing them to plan.t, before the
+// gradient was taken) and advances their clocks past plan.t.
+void BpmfModel::Impl::StepRowsWithData(BlockState& block, const BlockGradient& gradient,
+                                       const NoiseKey& noise,
+                                       const std::vector<std::uint32_t>& rows) {
+  sampler_->StepRows(block, gradient, plan_->step, noise, rows);
+  for (std::uint32_t r : rows) block.row_clock[r] = plan_->t + 1;
+  stepped_rows_finite_ = stepped_rows_finite_ && RowsFinite(block.theta, rows);
+}
+
 // Samplers whose blocks update independently: the column blocks are updated first, so that
-// they travel while the row-blocks are updated (LocalRowSteps).
+// they travel while the row-blocks are updated (LocalRowSteps). Where rows without data sit
+// out, the rows and columns with data in the tile are first brought to this iteration (their
+// gradient is taken there), and only they are stepped.
 void BpmfModel::Impl::LocalColumnSteps() {
   const IterationPlan& plan = *plan_;
+  const bool sit_out = RowsSitOutAt(plan.t);
   Matrix lik_h;
   for (BpmfRowBlock& rb : rows_) {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
+    const TileRatings& tile = rb.tiles[j];
+    if (sit_out) {  // prior only: no likelihood term (scale 0)
+      CatchUpRows(
+          *sampler_, rb.state,
+          BlockGradient{rb.lik, 0.0, 0.0, plan.prior_w, &rb.degree, nullptr, plan.information_w},
+          plan.step, RowCatchUp(plan.t, rb.id), &tile.rows_with_data, plan.t);
+      CatchUpRows(*sampler_, col,
+                  BlockGradient{lik_h, 0.0, 0.0, plan.prior_h, &col_degree_[j], nullptr,
+                                plan.information_h},
+                  plan.step, ColCatchUp(plan.t, j), &tile.cols_with_data, plan.t);
+    }
     const TileGradientResult result =
         TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
     rb.minibatch_sse = result.sse;
     rb.minibatch_count = static_cast<double>(result.count);
-    sampler_->Step(col,
-                   BlockGradient{lik_h, plan.scale, plan.batch, plan.prior_h, &col_degree_[j],
-                                 nullptr, plan.information_h},
-                   plan.step, ColNoise(plan, j));
+    const BlockGradient col_gradient{lik_h,           plan.scale, plan.batch,        plan.prior_h,
+                                     &col_degree_[j], nullptr,    plan.information_h};
+    if (sit_out)
+      StepRowsWithData(col, col_gradient, ColNoise(plan, j), tile.cols_with_data);
+    else
+      sampler_->Step(col, col_gradient, plan.step, ColNoise(plan, j));
   }
 }
 
 void BpmfModel::Impl::LocalRowSteps() {
   const IterationPlan& plan = *plan_;
+  const bool sit_out = RowsSitOutAt(plan.t);
+  for (BpmfRowBlock& rb : rows_) {
+    const BlockGradient gradient{rb.lik,     plan.scale, plan.batch,        plan.prior_w,
+                                 &rb.degree, nullptr,    plan.information_w};
+    if (sit_out) {
+      const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
+      StepRowsWithData(rb.state, gradient, RowNoise(plan, rb), rb.tiles[j].rows_with_data);
+    } else {
+      sampler_->Step(rb.state, gradient, plan.step, RowNoise(plan, rb));
+    }
+  }
+}
+
+NoiseKey BpmfModel::Impl::RowCatchUp(std::uint64_t now, int row_block) const {
+  return NoiseKey{config_.seed, Purpose::kCatchUpRow, now, &grid_->rows().Members(row_block)};
+}
+
+NoiseKey BpmfModel::Impl::ColCatchUp(std::uint64_t now, int j) const {
+  return NoiseKey{config_.seed, Purpose::kCatchUpCol, now, &grid_->cols().Members(j)};
+}
+
+// The steps the rows sat out used the current precisions, information and step (hyper and
+// information change only once every row is current; the step is constant where rows sit
+// out).
+void BpmfModel::Impl::BringUpToDate(std::uint64_t now) {
+  if (all_current_ || !lazy_) return;
+  const double step = config_.step.At(now);
+  const Eigen::VectorXf prior_w = PriorPrecision(config_.shape, hyper_.lambda_w, hyper_.lambda_b);
+  const Eigen::VectorXf prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
+  const Eigen::VectorXf* information_w = needs_information_ ? &information_w_ : nullptr;
+  const Eigen::VectorXf* information_h = needs_information_ ? &information_h_ : nullptr;
   for (BpmfRowBlock& rb : rows_)
-    sampler_->Step(rb.state,
-                   BlockGradient{rb.lik, plan.scale, plan.batch, plan.prior_w, &rb.degree, nullptr,
-                                 plan.information_w},
-                   plan.step, RowNoise(plan, rb));
+    CatchUpRows(*sampler_, rb.state,
+                BlockGradient{rb.lik, 0.0, 0.0, prior_w, &rb.degree, nullptr, information_w}, step,
+                RowCatchUp(now, rb.id), nullptr, now);
+  for (auto& [j, block] : cols_)
+    CatchUpRows(
+        *sampler_, block,
+        BlockGradient{block.theta, 0.0, 0.0, prior_h, &col_degree_[j], nullptr, information_h},
+        step, ColCatchUp(now, j), nullptr, now);
+  all_current_ = true;
 }
 
 // Samplers coupled across blocks (HAMCMC, SGNHT): all gradients first, then the

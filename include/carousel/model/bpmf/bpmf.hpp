@@ -19,7 +19,12 @@ struct TileRatings {
   std::vector<std::uint32_t> row_start;  // size rows + 1
   std::vector<std::uint32_t> col;        // local column within the column block
   std::vector<float> value;
+  // The local rows and the local columns with at least one rating here, ascending: the
+  // rows an iteration on this tile steps when rows without data sit out (DESIGN.md section 9).
+  std::vector<std::uint32_t> rows_with_data, cols_with_data;
   std::size_t size() const { return value.size(); }
+  // Fills rows_with_data and cols_with_data from the ratings; `columns`: the column block's.
+  void FindRowsAndColumnsWithData(std::size_t columns);
 };
 
 struct BpmfShape {

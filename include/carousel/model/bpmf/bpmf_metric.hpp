@@ -19,6 +19,8 @@ class RatingCountMetric : public DiagonalMetric {
   // Needs gradient.row_data_count; throws Error(kInternal) without it.
   void Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,
                 Matrix& d_g_inv) const override;
+  bool constant_in_theta() const override { return true; }
+  void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override;
 };
 
 // ExpectedFisherMetric, the default of SGRLD: the diagonal of the posterior's expected
@@ -43,6 +45,8 @@ class ExpectedFisherMetric : public DiagonalMetric {
   // Error(kInternal) without them.
   void Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,
                 Matrix& d_g_inv) const override;
+  bool constant_in_theta() const override { return true; }
+  void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override;
 };
 
 }  // namespace carousel

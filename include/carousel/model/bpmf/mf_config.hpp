@@ -39,6 +39,10 @@ struct MfConfig {
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
+  // Rows and columns without ratings in an iteration's tile sit out its step, and take the
+  // composed steps when next needed (DESIGN.md section 9), for the samplers that allow it
+  // (Sampler::composes_prior_steps). false: every row steps every iteration (tests compare).
+  bool lazy_rows = true;
   MfDrawSelection draws;
   // Kept draws whose factors are saved whole (--keep-samples), spread evenly over the kept
   // draws (sample_plan.hpp); 0: none.

@@ -28,6 +28,11 @@ std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
 // The burn-in when --burn-in is not given: 30 passes over the data, i.e. 30 iterations per
 // tile per side; at most half of the iterations (so a short run keeps draws).
 inline constexpr std::uint64_t kMfBurnInPasses = 30;
+// An evaluation, and after burn-in a kept draw (--thin follows --eval-every), once per pass
+// over the data: every row is brought up to date then (DESIGN.md section 9), which costs
+// about one step of every row, so a pass costs about the work its data require at any tile
+// count. A draw per iteration cost a whole update of W per iteration (README, "Defaults").
+inline constexpr std::uint64_t kMfEvalEveryPasses = 1;
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
