@@ -37,16 +37,16 @@ std::optional<std::string> DiagnoseBpmfChain(const BpmfChainSnapshot& s) {
     if (!(interaction_sd <= prior_bound * s.rating_range))
       return Format(
           "the precisions lambda_w = %.3g and lambda_h = %.3g collapsed: the prior sd of w.h is "
-          "%.3g, more than " + std::to_string(static_cast<int>(prior_bound)) +
-              " times the rating range",
+          "%.3g, more than " +
+              std::to_string(static_cast<int>(prior_bound)) + " times the rating range",
           s.hyper.lambda_w, s.hyper.lambda_h, interaction_sd);
     if (s.bias) {
       const double bias_sd = 1.0 / std::sqrt(std::fmin(s.hyper.lambda_b, s.hyper.lambda_c));
       if (!(bias_sd <= prior_bound * s.rating_range))
         return Format(
             "the bias precisions lambda_b = %.3g and lambda_c = %.3g collapsed: a bias prior sd "
-            "of %.3g, more than " + std::to_string(static_cast<int>(prior_bound)) +
-                " times the rating range",
+            "of %.3g, more than " +
+                std::to_string(static_cast<int>(prior_bound)) + " times the rating range",
             s.hyper.lambda_b, s.hyper.lambda_c, bias_sd);
     }
   }

@@ -177,6 +177,7 @@ std::string BpmfModel::Impl::SaveRowBlock(int id) const {
   row.PutVector(rb.pred_sum_sq);
   row.Put(rb.minibatch_sse);
   row.Put(rb.minibatch_count);
+  row.PutVector(rb.weighted_squares);
   return row.Take();
 }
 
@@ -191,6 +192,7 @@ void BpmfModel::Impl::RestoreRowBlock(int id, const std::string& bytes) {
   rb.pred_sum_sq = in.GetVector<double>();
   rb.minibatch_sse = in.Get<double>();
   rb.minibatch_count = in.Get<double>();
+  if (!in.done()) rb.weighted_squares = in.GetVector<double>();  // absent before rows sat out
   if (rb.pred_sum.size() != rb.test.size())
     throw Error(ExitCode::kCheckpoint, "checkpoint: test predictions do not match");
 }

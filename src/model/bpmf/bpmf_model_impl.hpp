@@ -45,6 +45,9 @@ struct BpmfRowBlock {
   std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
   std::vector<std::uint32_t> test_index;  // position in MfProblem::test
   std::vector<double> pred_sum, pred_sum_sq;
+  // sum_r n_r theta_rc^2 (c < K) and sum_r n_r (last) over the block's rows, for the
+  // expected-Fisher information (UpdateInformationPerDatum; checkpointed).
+  std::vector<double> weighted_squares;
   double minibatch_sse = 0.0;  // the last iteration's minibatch, for rmse_train
   double minibatch_count = 0.0;
 };
@@ -115,6 +118,8 @@ struct BpmfModel::Impl {
   HyperStats GatherHyperStats() const;
   void ResampleHyper(std::uint64_t t);
   void UpdateInformationPerDatum();
+  void AddWeightedSquares(const Matrix& theta, const Eigen::VectorXf& count,
+                          const std::vector<std::uint32_t>* rows, double sign, double* v) const;
   void Evaluate(const EvaluationContext& ctx);
   void CheckChainHealth(const TraceRow& row) const;
   // Collective: appends this evaluation's draw to draws_ on rank 0 (bpmf_draws.cpp).
@@ -165,8 +170,7 @@ struct BpmfModel::Impl {
   // Rows without data may sit out iterations (RowsSitOutAt), and blocks carry row clocks.
   bool lazy_ = false;
   // Every row stands at the next iteration (after an iteration that stepped every row, or
-  // BringUpToDate): the information is refreshed then, and held until the next time, so
-  // that a row's composed span never crosses a change of its metric (checkpointed).
+  // BringUpToDate; checkpointed).
   bool all_current_ = true;
   std::uint64_t now_ = 0;            // iterations run (checkpointed)
   bool stepped_rows_finite_ = true;  // every row stepped so far was finite (lazy_ only)

@@ -72,7 +72,7 @@ NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
 void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
   const bool sit_out = RowsSitOutAt(ctx.t);
   if (!sit_out) BringUpToDate(ctx.t);  // an iteration that steps every row starts from them all
-  if (needs_information_ && all_current_) UpdateInformationPerDatum();
+  if (needs_information_) UpdateInformationPerDatum();
   all_current_ = !sit_out;
   Plan(ctx);
   if (coupled())
@@ -114,7 +114,10 @@ void BpmfModel::Impl::LocalColumnSteps() {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
     const TileRatings& tile = rb.tiles[j];
-    if (sit_out) {  // prior only: no likelihood term (scale 0)
+    if (sit_out) {             // prior only: no likelihood term (scale 0)
+      if (needs_information_)  // they enter again after their step (LocalRowSteps)
+        AddWeightedSquares(rb.state.theta, rb.degree, &tile.rows_with_data, -1.0,
+                           rb.weighted_squares.data());
       CatchUpRows(
           *sampler_, rb.state,
           BlockGradient{rb.lik, 0.0, 0.0, plan.prior_w, &rb.degree, nullptr, plan.information_w},
@@ -146,6 +149,9 @@ void BpmfModel::Impl::LocalRowSteps() {
     if (sit_out) {
       const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
       StepRowsWithData(rb.state, gradient, RowNoise(plan, rb), rb.tiles[j].rows_with_data);
+      if (needs_information_)
+        AddWeightedSquares(rb.state.theta, rb.degree, &rb.tiles[j].rows_with_data, 1.0,
+                           rb.weighted_squares.data());
     } else {
       sampler_->Step(rb.state, gradient, plan.step, RowNoise(plan, rb));
     }
@@ -311,28 +317,49 @@ void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   hyper_ = SampleHyper(config_.priors, stats, stream);
 }
 
+// v[c] += sign n_r theta_rc^2 (c < K) and v[width] += sign n_r over the listed rows (null:
+// all), n_r from `count`.
+void BpmfModel::Impl::AddWeightedSquares(const Matrix& theta, const Eigen::VectorXf& count,
+                                         const std::vector<std::uint32_t>* rows, double sign,
+                                         double* v) const {
+  const int width = config_.shape.width(), k = config_.shape.rank;
+  const auto add = [&](Eigen::Index r) {
+    const double n = count[r];
+    for (int c = 0; c < k; ++c) v[c] += sign * (n * theta(r, c) * static_cast<double>(theta(r, c)));
+    v[width] += sign * n;
+  };
+  if (rows) {
+    for (std::uint32_t r : *rows) add(r);
+  } else {
+    for (Eigen::Index r = 0; r < theta.rows(); ++r) add(r);
+  }
+}
+
 // m_c = sum_r n_r theta_rc^2 / sum_r n_r over each side's rows (bpmf_metric.hpp), in one
 // ordered reduction of 2 (width + 1) numbers: row blocks fill the first half, column
-// blocks the second.
+// blocks the second. Where rows sit out, a row block's sums are kept up to date as its rows
+// change (the rows of a tile leave them before their catch-up and enter again after their
+// step), and recomputed from every row whenever every row is current; a column block's are
+// recomputed each time (it is small). So the information follows the factors every
+// iteration, at a cost that follows the data.
 void BpmfModel::Impl::UpdateInformationPerDatum() {
   const int width = config_.shape.width(), k = config_.shape.rank;
   const auto half = static_cast<std::size_t>(width + 1);
-  auto weighted_squares = [&](const Matrix& theta, const Eigen::VectorXf& count,
-                              std::size_t offset) {
-    std::vector<double> v(2 * half, 0.0);
-    for (Eigen::Index r = 0; r < theta.rows(); ++r) {
-      const double n = count[r];
-      for (int c = 0; c < k; ++c)
-        v[offset + c] += n * theta(r, c) * static_cast<double>(theta(r, c));
-      v[offset + width] += n;
-    }
-    return v;
-  };
   KeyedPartials partials;
-  for (const BpmfRowBlock& rb : rows_)
-    partials[rb.id] = weighted_squares(rb.state.theta, rb.degree, 0);
-  for (const auto& [j, block] : cols_)
-    partials[B() + j] = weighted_squares(block.theta, col_degree_[j], half);
+  for (BpmfRowBlock& rb : rows_) {
+    if (!lazy_ || all_current_) {  // from every row; else as kept up to date by the steps
+      rb.weighted_squares.assign(half, 0.0);
+      AddWeightedSquares(rb.state.theta, rb.degree, nullptr, 1.0, rb.weighted_squares.data());
+    }
+    std::vector<double> v(2 * half, 0.0);
+    std::copy(rb.weighted_squares.begin(), rb.weighted_squares.end(), v.begin());
+    partials[rb.id] = std::move(v);
+  }
+  for (const auto& [j, block] : cols_) {
+    std::vector<double> v(2 * half, 0.0);
+    AddWeightedSquares(block.theta, col_degree_[j], nullptr, 1.0, v.data() + half);
+    partials[B() + j] = std::move(v);
+  }
   const std::vector<double> total = OrderedSum(*comm_, partials, 2 * half);
   // The partner of a row is a column and vice versa; a bias's information per rating is tau.
   auto information = [&](std::size_t partner) {

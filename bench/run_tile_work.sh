@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Issue #39, "Work": the seconds per pass over the data of ONE rank at --tiles 1, 4, 16 and 64,
+# at the defaults otherwise, as ratios to the best of --tiles 1 and 4. A pass is --tiles
+# iterations; by default `carousel mf` evaluates once per pass, so a pass is the time between
+# two trace rows. The first passes hold SGRLD's step warm-up (30 iterations, where every row
+# steps every iteration), so the mean of the last two passes of a run of
+# max(4, 2 + ceil(30 / B)) passes is taken.
+#
+#   bench/run_tile_work.sh [mf|lda|all] [TILES...]
+#
+# mf : 25M generated ratings (`carousel gen mf --users 480189 --items 17770 --ratings 25000000
+#      --rank 10 --seed 5`, every 100th line held out by bench/split_ratings.py), K = 32.
+# lda: the 10M-token generated corpus (`carousel gen lda --documents 75000 --vocabulary 100000
+#      --seed 1`), K = 50, one worker thread.
+# MF_RATINGS overrides 25000000 (a quicker look). Data and results go to
+# ${CAROUSEL_BENCH_OUT:-bench/results}/tile_work/: work_mf.csv, work_lda.csv (tiles, passes,
+# seconds per pass, ratio to the best of tiles 1 and 4). One benchmark at a time: nothing
+# else should run beside it.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+which="${1:-all}"
+shift || true
+tiles_list=("$@")
+[ ${#tiles_list[@]} -gt 0 ] || tiles_list=(1 4 16 64)
+bin="${CAROUSEL_BIN:-$root/build/carousel}"
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/tile_work"
+data="$out/data"
+mkdir -p "$data"
+export CAROUSEL_RANKS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+passes_for() { local b=$1; echo $(( 2 + (30 + b - 1) / b > 4 ? 2 + (30 + b - 1) / b : 4 )); }
+
+# seconds per pass: the mean of the last two intervals between trace rows.
+per_pass() {
+  awk -F, '!/^#/ && $1 ~ /^[0-9]+$/ { t[n++] = $2 } END {
+    if (n < 3) { print "nan"; exit } printf "%.4f", (t[n-1] - t[n-3]) / 2 }' "$1"
+}
+
+report() {  # report CSV: ratios to the best of tiles 1 and 4
+  awk -F, 'NR == 1 { print $0 ",ratio"; next } { row[NR] = $0; b[NR] = $1; s[NR] = $3 }
+    ($1 == 1 || $1 == 4) && (best == "" || $3 < best) { best = $3 }
+    END { for (i = 2; i <= NR; ++i) printf "%s,%.2f\n", row[i], s[i] / best }' "$1"
+}
+
+run_mf() {
+  local ratings="${MF_RATINGS:-25000000}" train="$data/mf_${MF_RATINGS:-25000000}.train"
+  if [ ! -s "$train" ]; then
+    "$bin" gen mf --users 480189 --items 17770 --ratings "$ratings" --rank 10 --seed 5 \
+      --out "$data/mf.all" >/dev/null
+    "$python" "$root/bench/split_ratings.py" "$data/mf.all" 0.01 1 "$train" "${train%.train}.test"
+    rm -f "$data/mf.all"
+  fi
+  echo "tiles,passes,seconds_per_pass" >"$out/work_mf.raw"
+  for b in "${tiles_list[@]}"; do
+    local p; p=$(passes_for "$b")
+    "$bin" mf --train "$train" --test "${train%.train}.test" --rank 32 --tiles "$b" \
+      --iterations $((p * b)) --quiet --out "$out/mf_$b" >/dev/null
+    echo "$b,$p,$(per_pass "$out/mf_$b/trace.csv")" >>"$out/work_mf.raw"
+  done
+  report "$out/work_mf.raw" | tee "$out/work_mf.csv"
+}
+
+run_lda() {
+  local corpus="$data/lda_10m.txt"
+  [ -s "$corpus" ] || "$bin" gen lda --documents 75000 --vocabulary 100000 --seed 1 \
+    --out "$corpus" >/dev/null
+  echo "tiles,passes,seconds_per_pass" >"$out/work_lda.raw"
+  for b in "${tiles_list[@]}"; do
+    local p; p=$(passes_for "$b")
+    "$bin" lda --corpus "$corpus" --topics 50 --tiles "$b" --threads 1 --iterations $((p * b)) \
+      --eval-every "$b" --quiet --out "$out/lda_$b" >/dev/null
+    echo "$b,$p,$(per_pass "$out/lda_$b/trace.csv")" >>"$out/work_lda.raw"
+  done
+  report "$out/work_lda.raw" | tee "$out/work_lda.csv"
+}
+
+case "$which" in
+  mf) run_mf ;;
+  lda) run_lda ;;
+  all) run_mf; run_lda ;;
+  *) echo "usage: $0 [mf|lda|all] [TILES...]" >&2; exit 2 ;;
+esac
