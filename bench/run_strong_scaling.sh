@@ -42,7 +42,7 @@ fi
 scaling_run() {  # scaling_run BIN LABEL P
   local b=$3 p; p=$(passes_for "$3")
   CAROUSEL_RANKS=$3 "$1" mf --train "$train" --test "$test" --rank 32 --tiles "$b" \
-    --iterations $((p * b)) --eval-every "$b" --out "$out/$2_$3" >"$out/$2_$3.log" 2>&1
+    --iterations $((p * b)) --eval-every "$b" --overwrite --out "$out/$2_$3" >"$out/$2_$3.log" 2>&1
   local wait mem
   wait=$(grep -o '[0-9.]*% of the sampling time in communication' "$out/$2_$3.log" |
     awk '{ v = $1 + 0; if (v > m) m = v } END { printf "%.1f", m }')
@@ -86,7 +86,7 @@ if [ -n "${LIBMF_TRAIN:-}" ]; then
   libmf_time=$(awk -F, -v b="$best" 'NR > 1 && $3 == b { print $4; exit }' "$out/libmf.csv")
   start=$(now)
   CAROUSEL_RANKS=$largest "$bin" mf --train "$train" --test "$test" --rank 32 \
-    --out "$out/defaults_$largest" >"$out/defaults_$largest.log" 2>&1
+    --overwrite --out "$out/defaults_$largest" >"$out/defaults_$largest.log" 2>&1
   total=$(since "$start")
   # Carousel's time to LIBMF's best: its sampling clock at the first posterior-mean RMSE at or
   # below it, plus the set-up (the whole wall time less the sampling clock at the end).

@@ -56,7 +56,7 @@ run_mf() {
   for b in "${tiles_list[@]}"; do
     local p; p=$(passes_for "$b")
     "$bin" mf --train "$train" --test "${train%.train}.test" --rank 32 --tiles "$b" \
-      --iterations $((p * b)) --quiet --out "$out/mf_$b" >/dev/null
+      --iterations $((p * b)) --quiet --overwrite --out "$out/mf_$b" >/dev/null
     echo "$b,$p,$(per_pass "$out/mf_$b/trace.csv")" >>"$out/work_mf.raw"
   done
   report "$out/work_mf.raw" | tee "$out/work_mf.csv"
@@ -70,7 +70,7 @@ run_lda() {
   for b in "${tiles_list[@]}"; do
     local p; p=$(passes_for "$b")
     "$bin" lda --corpus "$corpus" --topics 50 --tiles "$b" --threads 1 --iterations $((p * b)) \
-      --eval-every "$b" --quiet --out "$out/lda_$b" >/dev/null
+      --eval-every "$b" --quiet --overwrite --out "$out/lda_$b" >/dev/null
     echo "$b,$p,$(per_pass "$out/lda_$b/trace.csv")" >>"$out/work_lda.raw"
   done
   report "$out/work_lda.raw" | tee "$out/work_lda.csv"
