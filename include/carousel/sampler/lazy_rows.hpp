@@ -30,8 +30,9 @@ namespace carousel {
 // `now`: each row whose clock is below it takes its composed prior-only steps, drawn from
 // `key` (its iteration must be `now`), and its clock becomes `now`. `prior` holds the prior
 // precision and what the sampler's metric reads, with scale 0 (no likelihood term; its
-// lik_sum is not read); the caller
-// guarantees that `step` and `prior` were those of every step a row sat out.
+// lik_sum is not read). The caller guarantees that `step` and the prior precision were
+// those of every step a row sat out; the metric is the one `prior` gives now (the law of
+// the skipped steps exactly where the metric was the same for them all).
 void CatchUpRows(const Sampler& sampler, BlockState& block, const BlockGradient& prior, double step,
                  const NoiseKey& key, const std::vector<std::uint32_t>* rows, std::uint64_t now);
 

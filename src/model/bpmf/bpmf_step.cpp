@@ -166,9 +166,9 @@ NoiseKey BpmfModel::Impl::ColCatchUp(std::uint64_t now, int j) const {
   return NoiseKey{config_.seed, Purpose::kCatchUpCol, now, &grid_->cols().Members(j)};
 }
 
-// The steps the rows sat out used the current precisions, information and step (hyper and
-// information change only once every row is current; the step is constant where rows sit
-// out).
+// The steps the rows sat out used the current precisions and step (the precisions change
+// only once every row is current; the step is constant where rows sit out); the metric is
+// the current one (DESIGN.md section 9).
 void BpmfModel::Impl::BringUpToDate(std::uint64_t now) {
   if (all_current_ || !lazy_) return;
   const double step = config_.step.At(now);
