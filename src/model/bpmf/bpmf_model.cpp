@@ -209,7 +209,8 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutVector(trace_);
   out.PutVector(draws_.values());
   out.PutVector(samples_taken_);
-  // The information the metric holds until every row is current again, and whether they are.
+  // The metric's current information (rows brought up to date before the next iteration
+  // use it: a resumed run's outputs), whether every row is current, the iterations run.
   out.PutArray(information_w_.data(), static_cast<std::size_t>(information_w_.size()));
   out.PutArray(information_h_.data(), static_cast<std::size_t>(information_h_.size()));
   out.Put<std::uint8_t>(all_current_ ? 1 : 0);
