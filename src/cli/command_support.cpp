@@ -143,11 +143,15 @@ void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
     std::printf(
         "  rank %zu: input read in %.2f s (its part, %.1f MB, parsed at %.0f MB/s), peak memory "
         "%.1f MiB when read; holds %.1f MiB of data and %.1f MiB of parameters and sampler "
-        "state\n",
+        "state",
         r, load.seconds, load.parsed_bytes / 1e6,
         load.parse_seconds > 0 ? load.parsed_bytes / 1e6 / load.parse_seconds : 0.0,
         load.peak_rss_kib / 1024.0, stats[r].footprint.data_bytes / 1048576.0,
         stats[r].footprint.state_bytes / 1048576.0);
+    if (stats[r].footprint.whole_bytes > 0)
+      std::printf("; every rank also holds %.1f MiB whole (test set, per-item arrays, maps)",
+                  stats[r].footprint.whole_bytes / 1048576.0);
+    std::printf("\n");
   }
 }
 

@@ -34,6 +34,9 @@ namespace carousel {
 struct ModelFootprint {
   std::uint64_t data_bytes = 0;
   std::uint64_t state_bytes = 0;
+  // What every rank holds whole rather than its share (a test set, arrays over all columns,
+  // the grid's maps): the part of a rank's memory that does not shrink as ranks are added.
+  std::uint64_t whole_bytes = 0;
 };
 
 // The options every model's chain shares.

@@ -376,8 +376,14 @@ ModelFootprint BpmfModel::footprint() const {
                      BytesOf(rb.sum_sq);
   }
   for (const auto& [j, block] : impl_->cols_) f.state_bytes += 2 * BytesOf(block);  // + gradient
-  for (const Eigen::VectorXf& d : impl_->col_degree_) f.state_bytes += BytesOf(d);
   f.state_bytes += BytesOf(impl_->h_sum_) + BytesOf(impl_->h_sum_sq_);
+  // Held whole: the test set (each rank keeps its rows' part in its row blocks, but the
+  // problem it was built from stays), the item degrees, H gathered for evaluations, and the
+  // grid's maps (block and local index of every user and item, and the members).
+  for (const Eigen::VectorXf& d : impl_->col_degree_) f.whole_bytes += BytesOf(d);
+  f.whole_bytes += BytesOf(problem_.test) + BytesOf(problem_.col_degree) +
+                   BytesOf(impl_->gathered_h_) + BytesOf(impl_->gather_scratch_) +
+                   3 * sizeof(std::uint32_t) * (std::uint64_t{problem_.rows} + problem_.cols);
   return f;
 }
 
