@@ -22,14 +22,11 @@ out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/strong_scaling"
 data="$out/data"
 mkdir -p "$data"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=pass_clock.sh
+source "$root/bench/pass_clock.sh"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-passes_for() { local b=$1; echo $(( 2 + (30 + b - 1) / b > 4 ? 2 + (30 + b - 1) / b : 4 )); }
-per_pass() {
-  awk -F, '!/^#/ && $1 ~ /^[0-9]+$/ { t[n++] = $2 } END {
-    if (n < 3) { print "nan"; exit } printf "%.4f", (t[n-1] - t[n-3]) / 2 }' "$1"
-}
 
 train="$data/train.txt" test="$data/test.txt"
 if [ ! -s "$train" ]; then

@@ -28,15 +28,10 @@ python=/usr/bin/python3
 out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/tile_work"
 data="$out/data"
 mkdir -p "$data"
+# shellcheck source=pass_clock.sh
+source "$root/bench/pass_clock.sh"
 export CAROUSEL_RANKS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-passes_for() { local b=$1; echo $(( 2 + (30 + b - 1) / b > 4 ? 2 + (30 + b - 1) / b : 4 )); }
-
-# seconds per pass: the mean of the last two intervals between trace rows.
-per_pass() {
-  awk -F, '!/^#/ && $1 ~ /^[0-9]+$/ { t[n++] = $2 } END {
-    if (n < 3) { print "nan"; exit } printf "%.4f", (t[n-1] - t[n-3]) / 2 }' "$1"
-}
 
 report() {  # report CSV: ratios to the best of tiles 1 and 4
   awk -F, 'NR == 1 { print $0 ",ratio"; next } { row[NR] = $0; b[NR] = $1; s[NR] = $3 }
