@@ -305,7 +305,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
                                         RunRecord{"amf", options.argv}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+    return StoppedBySignal(comm.rank(), engine->iteration(), "amf", options.basics.out);
 
   Eigen::MatrixXd w_mean, h_mean, w_var, h_var, reconstruction;
   model.PosteriorMeans(w_mean, h_mean);

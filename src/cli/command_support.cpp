@@ -8,6 +8,7 @@
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
+#include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/corpus_reader.hpp"
@@ -89,10 +90,14 @@ std::string JoinArgs(const std::vector<std::string>& args) {
   return s;
 }
 
-int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out) {
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
+                    const std::string& out) {
   if (rank == 0)
-    std::fprintf(stderr, "carousel: stopped by SIGTERM at iteration %llu; checkpoint in %s\n",
-                 static_cast<unsigned long long>(iteration), CheckpointDir(out).c_str());
+    std::fprintf(stderr,
+                 "carousel: stopped by %s at iteration %llu; checkpoint in %s; continue with: "
+                 "carousel %s --resume %s\n",
+                 StopSignalName(), static_cast<unsigned long long>(iteration),
+                 CheckpointDir(out).c_str(), command.c_str(), out.c_str());
   return static_cast<int>(ExitCode::kInterrupted);
 }
 

@@ -207,7 +207,7 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
                                         RunRecord{"dpmix", options.argv}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+    return StoppedBySignal(comm.rank(), engine->iteration(), "dpmix", options.basics.out);
 
   const std::vector<double> means = model.ComponentMeans();
   const std::vector<DpmixCluster> clusters = model.Clusters();

@@ -387,7 +387,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
                                         RunRecord{"lda", recorded_args}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+    return StoppedBySignal(comm.rank(), engine->iteration(), "lda", options.basics.out);
   const double comm_share = outcome.comm_share;
 
   // topic_word.npy and topics.txt are written a slice of topics at a time.

@@ -337,7 +337,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
                                         RunRecord{"mf", recorded_args}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+    return StoppedBySignal(comm.rank(), engine->iteration(), "mf", options.basics.out);
   const double comm_share = outcome.comm_share;
 
   const MfPosterior posterior = model.Posterior();

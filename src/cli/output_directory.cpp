@@ -1,6 +1,7 @@
 #include "carousel/cli/output_directory.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "carousel/cli/resume.hpp"
@@ -11,6 +12,24 @@
 
 namespace carousel::cli {
 namespace fs = std::filesystem;
+namespace {
+
+// The command ("mf") whose run wrote out/config.toml, from its first line (RunConfig::Toml);
+// empty when there is none to read.
+std::string CommandOfRun(const std::string& out) {
+  std::ifstream in(fs::path(out) / kRunConfigFile);
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const std::string opening = "`carousel ";
+  const std::size_t start = line.find(opening);
+  if (start == std::string::npos) return "";
+  const std::size_t end = line.find('`', start + opening.size());
+  return end == std::string::npos
+             ? ""
+             : line.substr(start + opening.size(), end - start - opening.size());
+}
+
+}  // namespace
 
 const std::vector<std::string>& RunOutputFiles() {
   // carousel mf (src/model/bpmf/mf_outputs.cpp, mf_command.cpp, gibbs_command.cpp) and
@@ -44,8 +63,14 @@ void PrepareFreshOutput(const std::string& out, bool overwrite) {
   if (!overwrite) {
     std::string what = has_checkpoints ? "checkpoints" : found.front().filename().string();
     if (has_checkpoints && !found.empty()) what += " and " + found.front().filename().string();
-    throw UsageError("--out", out + " holds another run's " + what +
-                                  ": continue that run with --resume " + out +
+    if (!has_checkpoints)
+      throw UsageError("--out", out + " holds another run's " + what +
+                                    ", and no checkpoint to continue it from: replace it with "
+                                    "--overwrite, or choose another --out");
+    const std::string command = CommandOfRun(out);
+    throw UsageError("--out", out + " holds another run's " + what + ": continue that run with " +
+                                  (command.empty() ? "" : "carousel " + command + " ") +
+                                  "--resume " + out +
                                   ", replace it with --overwrite, or choose another --out");
   }
   io::RemoveCheckpoints(CheckpointDir(out));

@@ -231,7 +231,7 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
                                         RunRecord{"sam", options.argv}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), options.basics.out);
+    return StoppedBySignal(comm.rank(), engine->iteration(), "sam", options.basics.out);
 
   const std::vector<double> directions = model.TopicMeanDirections();
   const std::vector<RankStats> stats =

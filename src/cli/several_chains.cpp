@@ -8,6 +8,7 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
+#include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
@@ -144,7 +145,7 @@ int RunChainsOnGroup(Communicator& world, Communicator& group, const std::vector
   return 0;
 }
 
-int Run(Communicator& world, const std::string& out, int chains,
+int Run(Communicator& world, const std::string& command, const std::string& out, int chains,
         const std::function<std::vector<std::string>(int)>& args_of, ModelCommandFn run) {
   const int groups = ChainGroups(world.size(), chains);
   const int per_group = world.size() / groups;
@@ -174,7 +175,19 @@ int Run(Communicator& world, const std::string& out, int chains,
       std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", e.what());
     }
   }
+  if (world.rank() == 0 && first % 256 == static_cast<int>(ExitCode::kInterrupted))
+    std::fprintf(stderr, "carousel: continue every chain with: carousel %s --resume %s\n",
+                 command.c_str(), out.c_str());
   return first % 256;
+}
+
+// The tiles of the run without --chains: one per rank, of the launcher's ranks, or of those
+// the command would start as threads (ThreadRanks).
+int TilesWithoutChains(const Communicator& world, const SeveralChains& run) {
+  if (RunsUnderMpi()) return world.size();
+  const ModelCommand* model = FindModelCommand(run.command);
+  return ThreadRanks(StripOptions(run.args, {"--chains"}, {}),
+                     model != nullptr && model->threads_within_rank);
 }
 
 }  // namespace
@@ -193,15 +206,18 @@ int ChainGroups(int ranks, int chains) {
 }
 
 int RunSeveralChains(Communicator& world, const SeveralChains& run) {
+  std::vector<std::string> args = run.args;
+  if (!run.tiles_given)
+    args.insert(args.end(), {"--tiles", std::to_string(TilesWithoutChains(world, run))});
   RunCollectively(world, [&] {
     if (world.rank() == 0) {
       io::EnsureDirectory(run.out);
-      WriteManifest(run.out, {run.command, run.chains, run.seed, run.args});
+      WriteManifest(run.out, {run.command, run.chains, run.seed, args});
     }
   });
   return Run(
-      world, run.out, run.chains,
-      [&](int c) { return FreshChainArgs(run.args, run.out, run.seed, c); }, run.run);
+      world, run.command, run.out, run.chains,
+      [&](int c) { return FreshChainArgs(args, run.out, run.seed, c); }, run.run);
 }
 
 std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<std::string>& args,
@@ -220,7 +236,7 @@ std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<st
   for (const std::string& a : given)
     if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
   return Run(
-      world, *dir, manifest.chains,
+      world, manifest.command, *dir, manifest.chains,
       [&](int c) {
         std::vector<std::string> chain_args;
         if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(*dir, c))).empty()) {

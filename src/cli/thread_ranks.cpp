@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "carousel/cli/command_line.hpp"
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -40,6 +41,14 @@ int AvailableCpus() {
   return std::max(1, CPU_COUNT(&set));
 }
 
+// The CPUs the process may run on, as they were at the first call: ThreadRanks runs first
+// on the main thread, before CpuBinding binds it, and again on a bound rank's thread when
+// --chains asks what the run without it would get (TilesWithoutChains).
+int ProcessCpus() {
+  static const int cpus = AvailableCpus();
+  return cpus;
+}
+
 }  // namespace
 
 CpuBinding::CpuBinding(int ranks) {
@@ -63,18 +72,45 @@ int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank) 
   // A first argument that is not an option names a one-process tool (`lda infer`).
   const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
   if (tool || OnCommandLine(args, "--resume") || OnCommandLine(args, "--config") ||
-      OnCommandLine(args, "--chains") ||
       OptionArgument(args, "--sampler") == std::optional<std::string>("gibbs"))
     return 1;
-  const int most = std::min(AvailableCpus(), kMaxDefaultThreadRanks);
+  const int most = std::min(ProcessCpus(), kMaxDefaultThreadRanks);
   const std::optional<std::string> tiles_text = OptionArgument(args, "--tiles");
-  if (!tiles_text) return threads_within_rank ? 1 : most;
-  // A bad --tiles value is the command's to report: one rank reaches it.
-  const std::optional<int> tiles = WholeNumber(*tiles_text);
-  if (!tiles || *tiles < 1) return 1;
+  std::optional<int> tiles;
+  if (tiles_text) {
+    tiles = WholeNumber(*tiles_text);
+    if (!tiles || *tiles < 1) return 1;  // a bad --tiles value is the command's to report
+  }
+  const std::optional<std::string> chains_text = OptionArgument(args, "--chains");
+  if (chains_text) {
+    const std::optional<int> chains = WholeNumber(*chains_text);
+    if (!chains || *chains < 1) return 1;  // the command reports it
+    if (*chains > 1)
+      return ChainRanks(tiles.value_or(threads_within_rank ? 1 : most), *chains, most);
+  }
+  if (!tiles) return threads_within_rank ? 1 : most;
   int ranks = std::min(most, *tiles);
   while (*tiles % ranks != 0) --ranks;
   return ranks;
+}
+
+int ChainRanks(int tiles, int chains, int most) {
+  // Chains run in rounds of `groups` at a time, each on ranks_per_chain ranks, so the job
+  // takes about rounds / ranks_per_chain of one chain on one rank.
+  int best = 1;
+  double best_speed = 0.0;
+  for (int ranks = 1; ranks <= most; ++ranks) {
+    const int groups = ChainGroups(ranks, chains);
+    const int per_chain = ranks / groups;
+    if (tiles % per_chain != 0) continue;
+    const int rounds = (chains + groups - 1) / groups;
+    const double speed = static_cast<double>(per_chain) / rounds;
+    if (speed >= best_speed) {  // ties: more chains at a time
+      best = ranks;
+      best_speed = speed;
+    }
+  }
+  return best;
 }
 
 int DefaultWorkerThreads(int ranks_here) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -59,13 +60,34 @@ TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"--resume", "d"},
                                              {"--config=c.toml"},
-                                             {"--chains", "4"},
                                              {"--sampler", "gibbs"},
                                              {"infer", "--run", "r"},
                                              {"--tiles", "two"},
                                              {"--tiles", "0"}})
     EXPECT_EQ(ThreadRanks(args), 1) << args[0];
   EXPECT_EQ(ThreadRanks({"--sampler", "psgld"}), most);
+}
+
+// --chains C: as many ranks as let the C chains of T tiles finish soonest, in groups that
+// ChainGroups forms, each group's ranks dividing T.
+TEST(ThreadRanks, ChainsRunSideBySideOnRanksThatDivideTheirTiles) {
+  EXPECT_EQ(ChainRanks(1, 2, 2), 2);     // two one-rank chains at a time
+  EXPECT_EQ(ChainRanks(2, 2, 2), 2);     // the same, each on 2 tiles
+  EXPECT_EQ(ChainRanks(1, 1, 16), 1);    // one chain of one tile: one rank
+  EXPECT_EQ(ChainRanks(16, 4, 16), 16);  // four chains of 4 ranks
+  EXPECT_EQ(ChainRanks(1, 4, 16), 4);    // four one-rank chains, nothing more to do
+  EXPECT_EQ(ChainRanks(7, 2, 16), 14);   // two chains of 7 ranks
+  for (int most : {1, 2, 3, 8, 16})
+    for (int tiles : {1, 2, 3, 4, 6, 16})
+      for (int chains : {2, 3, 4, 5}) {
+        const int ranks = ChainRanks(tiles, chains, most);
+        EXPECT_GE(ranks, 1);
+        EXPECT_LE(ranks, most);
+        EXPECT_EQ(tiles % (ranks / ChainGroups(ranks, chains)), 0)
+            << tiles << " tiles, " << chains << " chains, at most " << most;
+      }
+  const RanksVariable two("2");  // CAROUSEL_RANKS still chooses
+  EXPECT_EQ(ThreadRanks({"--chains", "4"}), 2);
 }
 
 // A command that shares a rank's work among threads (lda) runs one rank by default, and

@@ -20,8 +20,8 @@ same_chain() {
 
 # Four chains on 2 ranks (two groups of one rank, two chains each) and on 1 rank (one after
 # another): the same chains.
-run_ok four-p2 2 mf "${COMMON[@]}" --iterations 40 --chains 4 --out "$T/four-p2"
-run_ok four-p1 1 mf "${COMMON[@]}" --iterations 40 --chains 4 --out "$T/four-p1"
+run_ok four-p2 2 mf "${COMMON[@]}" --iterations 40 --tiles 2 --chains 4 --out "$T/four-p2"
+run_ok four-p1 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --chains 4 --out "$T/four-p1"
 grep -q "4 chains finished (2 at a time)" "$T/four-p2.log" && grep -q "The chains .*mixed" "$T/four-p2.log" ||
   fail "four-p2: no closing lines"
 for c in 1 2 3 4; do
@@ -33,13 +33,45 @@ ok "4 chains: concurrently on 2 ranks and one after another on 1 rank give the s
 # Chain 3 is the single run with the seed chains.txt gives it; chain 1 uses --seed itself.
 seed3=$(awk '$1 == "chain" && $2 == 3 { print $4 }' "$T/four-p2/chains.txt")
 [[ -n $seed3 && $seed3 != 1 ]] || fail "chains.txt gives no seed of its own for chain 3"
-run_ok single3 1 mf "${COMMON[@]}" --iterations 40 --seed "$seed3" --out "$T/single3"
+run_ok single3 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --seed "$seed3" --out "$T/single3"
 same_chain "$T/single3" "$T/four-p2/chain-3" "chain 3 vs the single run with seed $seed3"
-run_ok single1 1 mf "${COMMON[@]}" --iterations 40 --out "$T/single1"
+run_ok single1 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --out "$T/single1"
 same_chain "$T/four-p1/chain-1" "$T/single1" "chain 1 vs the single run with --seed 1"
 files_differ "$T/four-p2/chain-1/W_mean.npy" "$T/four-p2/chain-2/W_mean.npy" ||
   fail "chains 1 and 2 are the same chain"
 ok "chain 3 is bitwise the single run with seed $seed3, chain 1 the one with --seed; chains differ"
+
+# Without --tiles every chain runs on the tiles of the run without --chains: under mpirun
+# one per rank, so chain 1 of 2 chains on 2 ranks (one rank each) is the run on 2 ranks.
+run_ok default-chains 2 mf "${COMMON[@]}" --iterations 40 --chains 2 --out "$T/default-chains"
+run_ok default-single 2 mf "${COMMON[@]}" --iterations 40 --out "$T/default-single"
+same_chain "$T/default-chains/chain-1" "$T/default-single" "chain 1 vs the run without --chains (mpirun -np 2)"
+ok "under mpirun, chain 1 of --chains 2 is the run without --chains, on its default tiles"
+
+# Without a launcher the chains run concurrently on the CPUs: --tiles 1 on this machine's
+# CPUs runs min(CPUs, 2) at a time, and chain 1 is the run without --chains; so is it at
+# the default tiles (one per CPU, as the run without --chains has).
+cpus=$(nproc)
+((cpus <= 16)) || cpus=16
+want=$((cpus < 2 ? 1 : 2))
+run_plain() {
+  local name=$1 rc=0
+  shift
+  timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${NO_LAUNCHER_ENV[@]}" -u CAROUSEL_RANKS "$CAROUSEL_BIN" "$@" \
+    </dev/null >"$T/$name.log" 2>&1 || rc=$?
+  [[ $rc == 0 ]] || { show_log "$T/$name.log"; fail "$name: exit $rc: carousel $*"; }
+}
+run_plain threads-chains mf "${COMMON[@]}" --iterations 40 --tiles 1 --chains 2 --out "$T/threads-chains"
+grep -q "2 chains finished ($want at a time)" "$T/threads-chains.log" ||
+  { show_log "$T/threads-chains.log"; fail "--chains 2 --tiles 1 without a launcher: not $want at a time"; }
+run_plain threads-single mf "${COMMON[@]}" --iterations 40 --tiles 1 --out "$T/threads-single"
+same_chain "$T/threads-chains/chain-1" "$T/threads-single" "chain 1 vs the run without --chains (--tiles 1, threads)"
+run_plain threads-default-chains mf "${COMMON[@]}" --iterations 40 --chains 2 --out "$T/threads-default-chains"
+run_plain threads-default mf "${COMMON[@]}" --iterations 40 --out "$T/threads-default"
+grep -q "^tiles = $cpus" "$T/threads-default-chains/chain-1/config.toml" ||
+  fail "--chains 2 without a launcher: chain 1 does not run on $cpus tiles"
+same_chain "$T/threads-default-chains/chain-1" "$T/threads-default" "chain 1 vs the run without --chains (default tiles, threads)"
+ok "without a launcher: --chains 2 --tiles 1 runs $want chains at a time; chain 1 is the run without --chains, at --tiles 1 and at the default tiles ($cpus)"
 
 # The draws file: CmdStan's keys, one row per kept draw (iterations 12, 14, ..., 40), the
 # selected factors' columns.

@@ -408,19 +408,23 @@ expect_fail_mpi() {
   expect_fail "$code" "$pattern" "$MPIEXEC" --oversubscribe -np "$np" "$CAROUSEL_BIN" "$@"
 }
 
-# sigterm_run DIR CMD... : starts CMD (carousel started without mpirun, e.g.
+# stop_run SIGNAL DIR CMD... : starts CMD (carousel started without mpirun, e.g.
 # "${NO_LAUNCHER_ENV[@]}" "$CAROUSEL_BIN" mf ...) with `--out DIR` in the background, waits
-# for its first checkpoint, sends SIGTERM to the carousel process itself (as a user's Ctrl-C
-# or kill would, not the timeout wrapper) and requires exit 7 without final outputs.
-sigterm_run() {
-  local dir=$1 pid
-  shift
+# for its first checkpoint, sends SIGNAL (TERM, INT) to the carousel process itself (as a
+# user's kill or Ctrl-C would, not to the timeout wrapper) and requires exit 7 without final
+# outputs.
+stop_run() {
+  local signal=$1 dir=$2 pid
+  shift 2
   timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "$@" --out "$dir" </dev/null >"$dir.log" 2>&1 &
   pid=$!
   BG_PIDS+=("$pid")
   wait_for_checkpoints "$dir" 1 "$pid"
-  pkill -TERM -f -- "^$CAROUSEL_BIN .*--out $dir" || fail "no carousel process to signal"
+  pkill "-$signal" -f -- "^$CAROUSEL_BIN .*--out $dir" || fail "no carousel process to signal"
   wait_bg "$pid"
-  [[ $BG_RC == 7 ]] || { show_log "$dir.log"; fail "SIGTERM: exit $BG_RC, expected 7"; }
-  [[ ! -e $dir/W_mean.npy ]] || fail "SIGTERM: the stopped run wrote final outputs"
+  [[ $BG_RC == 7 ]] || { show_log "$dir.log"; fail "SIG$signal: exit $BG_RC, expected 7"; }
+  [[ ! -e $dir/W_mean.npy ]] || fail "SIG$signal: the stopped run wrote final outputs"
 }
+
+# sigterm_run DIR CMD... : stop_run with SIGTERM.
+sigterm_run() { stop_run TERM "$@"; }

@@ -156,7 +156,7 @@ for way in mpirun wrapper; do
   fi
   wait_bg "$BG_PID"
   [[ $BG_RC == 7 ]] || { show_log "$log"; fail "$way: exit $BG_RC, expected 7"; }
-  [[ $(grep -c 'stopped by SIGTERM' "$log" || true) == 1 ]] ||
+  [[ $(grep -c 'stopped by SIG[A-Z0-9]* at iteration' "$log" || true) == 1 ]] ||
     { show_log "$log"; fail "$way: not one 'stopped' message"; }
   ckpt=$(checkpoints_of "$out" | tail -n 1)
   [[ -n $ckpt ]] || fail "$way: stopped without a checkpoint"

@@ -3,7 +3,7 @@
 # command started without mpirun runs one rank per core by default, or CAROUSEL_RANKS of
 # them (one for `lda infer`). Such a run is the chain mpirun gives on the same tiles, bitwise, for mf and lda,
 # oversubscribed too; a rank failing alone ends the process with its exit code, without a
-# hang; bad input stops every rank with one message; SIGTERM checkpoints, and a resume on
+# hang; bad input stops every rank with one message; SIGTERM and SIGINT checkpoint, and a resume on
 # another rank count finishes the same chain; a bad CAROUSEL_RANKS, or one given under
 # mpirun, is a usage error.
 # shellcheck source=lib.sh
@@ -118,3 +118,21 @@ same_outputs "$T/long-ref" "$T/term" "resume on 1 rank after SIGTERM on 2 thread
 run_threads resume-4 4 mf --resume "$T/term-4"
 same_outputs "$T/long-ref" "$T/term-4" "resume on 4 thread ranks after SIGTERM on 2"
 ok "SIGTERM on 2 thread ranks: exit 7 with a checkpoint; resumed on 1 or 4 ranks, the same chain"
+
+# Ctrl-C (SIGINT) on a run without a launcher stops it as SIGTERM does: a checkpoint, exit 7,
+# a message that gives the command to continue; that command finishes the same chain. A
+# fresh run into the stopped run's --out points at the same command.
+stop_run INT "$T/int" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" "${LONG[@]}"
+grep -q "stopped by SIGINT at iteration [0-9]*; checkpoint in $T/int/checkpoints; continue with: carousel mf --resume $T/int\$" "$T/int.log" ||
+  { show_log "$T/int.log"; fail "SIGINT: no message with the command to continue"; }
+expect_fail 2 "holds another run's checkpoints and trace.csv: continue that run with carousel mf --resume $T/int," \
+  "${PLAIN_ENV[@]}" CAROUSEL_RANKS=1 "$CAROUSEL_BIN" "${LONG[@]}" --out "$T/int"
+run_threads resume-int 2 mf --resume "$T/int"
+same_outputs "$T/long-ref" "$T/int" "resume after SIGINT on 2 thread ranks"
+ok "SIGINT on 2 thread ranks: exit 7 with a checkpoint and the command to continue; that command finishes the same chain"
+
+# A run killed before any checkpoint leaves no way to continue: the advice says so.
+mkdir -p "$T/killed" && printf 'iter,rmse\n' >"$T/killed/trace.csv"
+expect_fail 2 "holds another run's trace.csv, and no checkpoint to continue it from: replace it with --overwrite" \
+  "${PLAIN_ENV[@]}" CAROUSEL_RANKS=1 "$CAROUSEL_BIN" "${LONG[@]}" --out "$T/killed"
+ok "an --out with another run's trace.csv and no checkpoint: --overwrite is suggested, not --resume"

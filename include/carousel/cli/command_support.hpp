@@ -42,8 +42,10 @@ struct RunBasics {
   std::string resume;
   std::string schedule = "default";  // cyclic, or what the model prefers (ResolveSchedule)
   bool quiet = false;
-  bool overwrite = false;           // a fresh run may replace another run's files in --out
-  double checkpoint_minutes = 0.0;  // also checkpoint after this much wall time (0: never)
+  bool overwrite = false;  // a fresh run may replace another run's files in --out
+  // Also checkpoint after this much wall time (0: never). On by default, so that a crash
+  // or a kill hours into a run loses at most this much of it.
+  double checkpoint_minutes = 30.0;
   bool burn_in_given = false;
   bool eval_every_given = false;
   bool thin_given = false;
@@ -79,7 +81,8 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
   app.add_option("--out", o.out, "output directory")->check(NonEmpty());
   app.add_option("--checkpoint-every", c.checkpoint_every,
-                 "checkpoint every N iterations (0: only on SIGTERM/SIGUSR1)")
+                 "checkpoint every N iterations (0: only every --checkpoint-minutes and on "
+                 "SIGINT, SIGTERM, SIGUSR1 or SIGUSR2)")
       ->check(NonNegative());
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes,
                  "also checkpoint after every M minutes of wall time (0: never)")
@@ -168,8 +171,10 @@ io::LoadedCorpus LoadCommandCorpus(Communicator& comm, const std::string& path,
                                    const std::string& vocab, const std::string& format, int tiles,
                                    std::uint64_t seed, int topics = 0);
 
-// For a run stopped by SIGTERM: rank 0 says where the checkpoint is; returns exit code 7.
-int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& out);
+// For a run stopped by a signal (SIGTERM, SIGINT, SIGUSR2): rank 0 says where the checkpoint
+// is and how to continue `carousel command`; returns exit code 7.
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
+                    const std::string& out);
 
 // How this rank read its input: wall time of the whole collective load, the time and bytes
 // of parsing its own part, and the peak memory when the load was done.

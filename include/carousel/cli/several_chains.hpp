@@ -5,9 +5,12 @@
 // outputs of a single run to OUT/chain-c/, and OUT/draws/chain-c.csv links to its draws, so
 // `carousel summary OUT` finds them. OUT/chains.txt lists the chains and their seeds.
 //
-// With P ranks, the job splits into G groups of P/G ranks, G the largest divisor of P not
-// above C; group g runs chains g + 1, g + 1 + G, ... one after another. So 4 chains run
-// concurrently on 4 or 8 ranks, two at a time on 2 ranks, one after another on 1.
+// Every chain runs on the tiles the same command without --chains would: --tiles, or by
+// default the ranks that command would get (the launcher's, or ThreadRanks), so that chain 1
+// is that run bitwise. With P ranks, the job splits into G groups of P/G ranks, G the largest
+// divisor of P not above C; group g runs chains g + 1, g + 1 + G, ... one after another. So
+// 4 chains run concurrently on 4 or 8 ranks, two at a time on 2 ranks, one after another on
+// 1. Without a launcher, ThreadRanks starts as many ranks as let the chains finish soonest.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,7 @@ struct SeveralChains {
   std::uint64_t seed = 1;
   std::vector<std::string> args;  // the command line as given
   ModelCommandFn run;             // the single-chain command
+  bool tiles_given = false;       // else each chain gets the tiles of the run without --chains
 };
 
 // Runs the chains (collective over `world`); returns the exit code of the job: 0, or the

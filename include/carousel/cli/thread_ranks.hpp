@@ -17,12 +17,18 @@ constexpr int kMaxDefaultThreadRanks = 16;
 // line fixes before the run can choose: with --tiles T the largest divisor of T within
 // that (each rank holds whole row blocks); one rank for a tool (a first argument that is
 // not an option: `lda infer`) or --sampler gibbs, which run on one process only, and for
-// --resume, --config or --chains, whose tiles or ranks come from elsewhere.
+// --resume or --config, whose tiles or ranks come from elsewhere. With --chains C > 1,
+// ChainRanks of the tiles each chain runs on: --tiles, or the default of the run without
+// --chains (which the command then passes to its chains, so that chain 1 is that run).
 // A command whose ranks share their work out among threads (`threads_within_rank`: lda)
 // runs one rank on every CPU instead unless --tiles is given: its chain then needs no
 // exchange of blocks, and each pass over the data updates the topic-word parameters once,
 // not once per tile (bench/README.md, "One rank on two threads").
 int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank = false);
+
+// The ranks, at most `most`, on which `chains` chains of `tiles` tiles each finish soonest:
+// split into groups as ChainGroups does, each group's ranks dividing the tiles.
+int ChainRanks(int tiles, int chains, int most);
 
 // Binds each of `ranks` threads to its own CPU of those this process may run on, as mpirun
 // binds its ranks to cores: unbound, a new thread at first shares its parent's core until

@@ -17,7 +17,7 @@ enum class ExitCode : int {
   kOutput = 4,         // an output or checkpoint could not be written
   kCheckpoint = 5,     // a checkpoint is corrupt, truncated, or from a newer version
   kDiverged = 6,       // the chain produced NaN/inf
-  kInterrupted = 7,    // stopped by SIGTERM after writing a checkpoint
+  kInterrupted = 7,    // stopped by SIGINT, SIGTERM or SIGUSR2 after writing a checkpoint
   kCommunication = 8,  // a message between ranks failed (an MPI call returned an error)
 };
 
