@@ -37,6 +37,7 @@ struct MfCommandOptions {
   io::MfInput input;
   std::string format = "auto";
   std::string hyper = "sample";
+  std::string ridge_move = "on";
   std::string metric = "default";
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
@@ -81,6 +82,11 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->default_str("sgrld: --tiles, once per pass over the data; 10 otherwise");
   app.add_option("--hyper", o.hyper, "sample|fixed precisions (fixed: all 1)")
       ->check(CLI::IsMember({"sample", "fixed"}));
+  app.add_option("--ridge-move", o.ridge_move,
+                 "on|off: after each Gibbs step of the precisions, an exact move along the W/H "
+                 "scale ridge (W -> cW, H -> H/c with the precisions), which mixes lambda_w, "
+                 "lambda_h and lp__; not made for hamcmc or --hyper fixed")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--no-bias", o.no_bias, "no user and item biases");
   app.add_option("--metric", o.metric,
                  "SGRLD/SGRHMC metric: fisher (G = lambda + ratings * tau * mean square of the "
@@ -147,6 +153,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   }
   o.config.priors.use_bias = !o.no_bias;
   o.config.priors.sample_hyper = o.hyper == "sample";
+  o.config.ridge_move = o.ridge_move == "on";
   if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
   if (!o.input.test.empty() && o.input.test_fraction > 0)

@@ -48,7 +48,7 @@ if [[ ! -s $GOLDEN && ${CAROUSEL_GOLDEN_UPDATE:-0} != 1 ]]; then
 fi
 
 MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 6 --tiles 4 --seed 11
-  --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --quiet)
+  --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --ridge-move off --quiet)
 LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8 --tiles 4
   --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --sweeps 4
   --quiet --topic-word-mean draws --initial-topics uniform --gibbs-draw sparse)
@@ -73,11 +73,12 @@ hash_outputs() {
 }
 # The LDA runs name --topic-word-mean draws, --initial-topics uniform and --gibbs-draw
 # sparse, the estimator of topic_word.npy, the initialisation and the Gibbs draw when the
-# checksums were recorded; the options came later, so they are left out of the command lines
-# the headers record, which the checksums were taken of.
+# checksums were recorded, and the MF runs --ridge-move off (the move came later); the
+# options came later, so they are left out of the command lines the headers record, which
+# the checksums were taken of.
 paths_out() {
   sed -e "s|$CAROUSEL_SHARED_DATA|DATA|g" -e "s|$T|TMP|g" -e "s| --topic-word-mean draws||" \
-    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" "$1"
+    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" -e "s| --ridge-move off||" "$1"
 }
 
 for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do

@@ -122,6 +122,7 @@ class Hamcmc : public Sampler {
          bool fisher_at_newest = false);
 
   std::string name() const override { return "hamcmc"; }
+  bool remembers_past_iterates() const override { return true; }
   int aux_count() const override { return 3 * memory_ - 3 + (fisher_at_newest_ ? 1 : 0); }
   void InitAux(BlockState& block) const override;
 

@@ -29,6 +29,11 @@ class Sampler {
   virtual void Step(BlockState& block, const BlockGradient& gradient, double step,
                     const NoiseKey& noise) const = 0;
 
+  // Whether the sampler's state holds past iterates of theta (HAMCMC's sub-chains and memory
+  // pairs), which a model's move of theta between iterations (a rescaling along a symmetry
+  // of the likelihood) would leave inconsistent with theta.
+  virtual bool remembers_past_iterates() const { return false; }
+
   // ---- Rows without data (DESIGN.md section 9; defaults: not offered). For some samplers
   // the step of a row whose likelihood term is zero is, element by element, the linear
   // Gaussian map theta <- a theta + s z, with a and s fixed while the step size, the prior

@@ -53,6 +53,7 @@ enum class Purpose : std::uint64_t {
   // (sampler/lazy_rows.hpp; id: row or column, iteration: the one it is brought to).
   kCatchUpRow,
   kCatchUpCol,
+  kScaleRidge,  // BPMF's move along the W/H scale ridge (model/bpmf/bpmf_ridge.hpp; id 0)
 };
 
 // The uniform on the open interval (0, 1) of 64 random bits, from their top 53: never

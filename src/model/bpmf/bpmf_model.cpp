@@ -49,6 +49,8 @@ BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShar
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
   lazy_ = config.lazy_rows && sampler_->composes_prior_steps() && !coupled();
+  ridge_ = config.ridge_move && config.priors.sample_hyper && config.priors.b0 > 0.0 &&
+           !sampler_->remembers_past_iterates();
 }
 
 std::vector<std::uint64_t> BpmfModel::Impl::Attach(const TileRun& run) {
@@ -260,6 +262,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
     << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
+  if (ridge_) s << " ridge-move";
   return s.str();
 }
 

@@ -116,7 +116,12 @@ struct BpmfModel::Impl {
   void CoupledStep();
   // Collective: the sums of squares and the scaled minibatch SSE over all blocks.
   HyperStats GatherHyperStats() const;
+  // The precisions' Gibbs step at iteration t, then the move along the scale ridge when
+  // ridge_; every row must be current.
   void ResampleHyper(std::uint64_t t);
+  // Multiplies the factor columns of W by c and divides those of H by it, on the blocks
+  // this rank holds (bpmf_ridge.hpp).
+  void ScaleFactors(double c);
   void UpdateInformationPerDatum();
   void AddWeightedSquares(const Matrix& theta, const Eigen::VectorXf& count,
                           const std::vector<std::uint32_t>* rows, double sign, double* v) const;
@@ -169,6 +174,8 @@ struct BpmfModel::Impl {
   Eigen::VectorXf information_w_, information_h_;
   // Rows without data may sit out iterations (RowsSitOutAt), and blocks carry row clocks.
   bool lazy_ = false;
+  // The exact move along the W/H scale ridge follows each Gibbs step of the precisions.
+  bool ridge_ = false;
   // Every row stands at the next iteration (after an iteration that stepped every row, or
   // BringUpToDate; checkpointed).
   bool all_current_ = true;

@@ -6,6 +6,7 @@
 
 #include "bpmf_model_impl.hpp"
 #include "carousel/comm/ordered_sum.hpp"
+#include "carousel/model/bpmf/bpmf_ridge.hpp"
 #include "carousel/model/coupled_step.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/sampler/lazy_rows.hpp"
@@ -315,6 +316,16 @@ void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   const HyperStats stats = GatherHyperStats();
   KeyedStream stream(config_.seed, Purpose::kHyper, 0, t);
   hyper_ = SampleHyper(config_.priors, stats, stream);
+  if (!ridge_) return;
+  KeyedStream ridge(config_.seed, Purpose::kScaleRidge, 0, t);
+  ScaleFactors(MoveAlongScaleRidge(config_.priors, hyper_, ridge));
+}
+
+void BpmfModel::Impl::ScaleFactors(double c) {
+  const int k = config_.shape.rank;
+  const auto up = static_cast<float>(c), down = static_cast<float>(1.0 / c);
+  for (BpmfRowBlock& rb : rows_) rb.state.theta.leftCols(k) *= up;
+  for (auto& [j, block] : cols_) block.theta.leftCols(k) *= down;
 }
 
 // v[c] += sign n_r theta_rc^2 (c < K) and v[width] += sign n_r over the listed rows (null:

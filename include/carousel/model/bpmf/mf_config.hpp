@@ -43,6 +43,10 @@ struct MfConfig {
   // composed steps when next needed (DESIGN.md section 9), for the samplers that allow it
   // (Sampler::composes_prior_steps). false: every row steps every iteration (tests compare).
   bool lazy_rows = true;
+  // After each Gibbs step of the precisions, the exact move along the W/H scale ridge
+  // (bpmf_ridge.hpp), for samplers that keep no past iterates
+  // (Sampler::remembers_past_iterates: not HAMCMC, whose memory pairs it would break).
+  bool ridge_move = true;
   MfDrawSelection draws;
   // Kept draws whose factors are saved whole (--keep-samples), spread evenly over the kept
   // draws (sample_plan.hpp); 0: none.
