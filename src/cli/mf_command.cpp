@@ -22,6 +22,7 @@
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
+#include "carousel/model/bpmf/predictive_calibration.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -232,6 +233,15 @@ io::MfModelSummary ModelSummary(const MfConfig& c, const io::LoadedMf& data, con
   return m;
 }
 
+// The predictive intervals' coverage of the test ratings (predictive_calibration.hpp).
+PredictiveCalibration TestCalibration(const io::LoadedMf& data, const MfPosterior& posterior,
+                                      double noise_variance) {
+  std::vector<double> rating;
+  rating.reserve(data.problem.test.size());
+  for (const TestRating& r : data.problem.test) rating.push_back(r.value);
+  return CalibrationOf(rating, posterior.pred_mean, posterior.pred_sd, noise_variance);
+}
+
 }  // namespace
 
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
@@ -375,6 +385,11 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
         last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
         static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
         options.basics.out.c_str());
+    if (!data.problem.test.empty() && posterior.samples > 0)
+      std::printf(
+          "carousel mf: calibration: %s\n",
+          DescribeCalibration(TestCalibration(data, posterior, model.NoiseVariancePosteriorMean()))
+              .c_str());
     PrintRankStats(stats, "training ratings");
   }
   return 0;

@@ -7,9 +7,14 @@
 // has zero factors and bias, which leaves the global mean and the known bias). Over the
 // samples: the mean and sd (computed as predictions.csv computes them over the kept draws)
 // and the central interval between the (1 - level)/2 and (1 + level)/2 sample quantiles
-// (R's type 7). One process; one sample's W and H in memory at a time, plus one float per
-// pair and sample.
+// (R's type 7). These describe the uncertainty of the predicted mean rating. For a new
+// rating the observation noise N(0, 1/tau) adds to it: sd_rating = sqrt(sd^2 + 1/tau) and
+// [lower_rating, upper_rating], the quantiles of the mixture over the samples of
+// N(prediction, 1/tau), with tau the run's posterior mean of the noise precision
+// (model.json's hyper_mean). One process; one sample's W and H in memory at a time, plus one
+// float per pair and sample.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -61,7 +66,9 @@ PredictOptions Parse(const std::vector<std::string>& args) {
       ->required()
       ->check(NonEmpty());
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx (of --pairs)");
-  app.add_option("--out", o.out, "predictions: CSV user,item,mean,sd,lower,upper")
+  app.add_option("--out", o.out,
+                 "predictions: CSV user,item,mean,sd,lower,upper (of the mean rating), "
+                 "sd_rating,lower_rating,upper_rating (of a new rating: with the noise 1/tau)")
       ->check(NonEmpty());
   app.add_option("--level", o.level, "probability of the central interval [lower, upper]");
   ParseOrThrow(app, args, "carousel predict");
@@ -75,6 +82,7 @@ PredictOptions Parse(const std::vector<std::string>& args) {
 // What prediction needs of the run: model.json's summaries and the saved samples' files.
 struct SavedModel {
   float mu = 0.0f, lo = 0.0f, hi = 0.0f;
+  double noise_variance = 1.0;  // 1 / tau, tau the posterior mean of the noise precision
   BpmfShape shape;
   std::uint32_t users = 0, items = 0;
   std::vector<std::uint64_t> iterations;
@@ -157,6 +165,9 @@ SavedModel ReadModel(const std::string& run) {
   m.lo = json.Real(clip, "lo");
   m.hi = json.Real(clip, "hi");
   if (!(m.lo <= m.hi)) json.Fail(clip, "'lo' is larger than 'hi'");
+  const float tau = json.Real(json.Member(root, "hyper_mean"), "tau");
+  if (!(tau > 0.0f)) json.Fail(json.Member(root, "hyper_mean"), "'tau' is not positive");
+  m.noise_variance = 1.0 / static_cast<double>(tau);
   m.shape.rank = static_cast<int>(json.Unsigned(root, "rank", 4096));
   m.shape.bias = json.Boolean(root, "bias");
   m.users = static_cast<std::uint32_t>(json.Unsigned(root, "users", kUnknownId - 1));
@@ -202,6 +213,21 @@ std::vector<float> ReadFactor(const std::string& path, std::uint32_t rows, int w
   return values;
 }
 
+// The q quantile of the equal mixture of N(centre, variance) over `centres`, by bisection
+// of its distribution function.
+double MixtureQuantile(const std::vector<double>& centres, double variance, double q) {
+  const double sd = std::sqrt(variance);
+  const auto [low, high] = std::minmax_element(centres.begin(), centres.end());
+  double lo = *low - 10.0 * sd, hi = *high + 10.0 * sd;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    double cdf = 0.0;
+    for (const double c : centres) cdf += 0.5 * std::erfc((c - mid) / (sd * M_SQRT2));
+    (cdf / static_cast<double>(centres.size()) < q ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 }  // namespace
 
 int RunPredictCommand(const std::vector<std::string>& args) {
@@ -242,8 +268,9 @@ int RunPredictCommand(const std::vector<std::string>& args) {
                                       {"pairs", o.pairs},
                                       {"samples", std::to_string(samples)},
                                       {"level", io::FormatReal(o.level)},
-                                      {"cold_pairs", std::to_string(cold)}});
-  csv += "user,item,mean,sd,lower,upper\n";
+                                      {"cold_pairs", std::to_string(cold)},
+                                      {"noise_variance", io::FormatReal(model.noise_variance)}});
+  csv += "user,item,mean,sd,lower,upper,sd_rating,lower_rating,upper_rating\n";
   const double count = static_cast<double>(samples);
   std::vector<double> values(samples);
   for (std::size_t p = 0; p < n; ++p) {
@@ -257,8 +284,11 @@ int RunPredictCommand(const std::vector<std::string>& args) {
     const double mean = sum / count;
     const double sd = std::sqrt(std::max(0.0, sum_sq / count - mean * mean));
     csv += std::to_string(pairs.ratings[p].user) + ',' + std::to_string(pairs.ratings[p].item);
-    for (const double v : {mean, sd, mcmc::Quantile(values, (1.0 - o.level) / 2),
-                           mcmc::Quantile(values, (1.0 + o.level) / 2)}) {
+    for (const double v :
+         {mean, sd, mcmc::Quantile(values, (1.0 - o.level) / 2),
+          mcmc::Quantile(values, (1.0 + o.level) / 2), std::sqrt(sd * sd + model.noise_variance),
+          MixtureQuantile(values, model.noise_variance, (1.0 - o.level) / 2),
+          MixtureQuantile(values, model.noise_variance, (1.0 + o.level) / 2)}) {
       csv += ',';
       io::AppendCsvNumber(csv, v);
     }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "carousel/cli/chains_calibration.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -361,6 +362,12 @@ int RunSummaryCommand(const std::vector<std::string>& args) {
                                                    {"warmup left out", std::to_string(warmup)}});
     io::WriteFileAtomically(csv, CsvTable(rows, comments));
   }
+  if (const std::optional<PredictiveCalibration> calibration =
+          ChainsCalibration(files, chains, warmup))
+    std::printf(
+        "\ncalibration on the test set (the chains' predictions pooled, with the noise "
+        "1/tau): %s\n\n",
+        DescribeCalibration(*calibration).c_str());
   PrintChecks(rows, m);
   return 0;  // mixed or not: the verdict is the last line
 }

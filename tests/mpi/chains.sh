@@ -98,7 +98,11 @@ ok "the draws are bitwise the same on 1 and 2 ranks"
 }
 grep -q "^log_lik" "$T/summary.out" && grep -q "W_1.1" "$T/summary.out" ||
   { show_log "$T/summary.out"; fail "summary lacks log_lik or W_1.1"; }
-ok "carousel summary OUT reads the 4 chains' draws"
+grep -Eq "^calibration on the test set .*: 50/80/90/95% predictive intervals cover [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+% of 20000 test ratings; mean log predictive density -[0-9.]+$" "$T/summary.out" ||
+  { show_log "$T/summary.out"; fail "summary gives no calibration of the test predictions"; }
+grep -Eq "^carousel mf: calibration: 50/80/90/95% predictive intervals cover" "$T/single1.log" ||
+  { show_log "$T/single1.log"; fail "mf's closing lines give no calibration"; }
+ok "carousel summary OUT reads the 4 chains' draws, and gives the calibration on the test set, as mf's closing lines do"
 
 # R's posterior package reads them as a draws array (when R is installed; the diagnostics
 # test installs it as root, and compares the figures).

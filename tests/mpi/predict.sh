@@ -196,6 +196,16 @@ assert np.abs(got["sd"] - preds.std(axis=0)).max() <= 2 * tol + 1e-9
 assert np.abs(got["lower"] - np.quantile(preds, 0.1, axis=0)).max() <= tol
 assert np.abs(got["upper"] - np.quantile(preds, 0.9, axis=0)).max() <= tol
 assert (got["lower"] <= got["mean"] + tol).all() and (got["mean"] <= got["upper"] + tol).all()
+# A new rating: the noise 1/tau (tau the posterior mean in model.json) added to each sample's
+# prediction; the interval's ends are where the mixture's distribution function is 0.1, 0.9.
+from math import erfc, sqrt
+noise = 1.0 / m["hyper_mean"]["tau"]
+assert np.abs(got["sd_rating"] - np.sqrt(preds.std(axis=0) ** 2 + noise)).max() <= 2 * tol + 1e-9
+mixture_cdf = np.frompyfunc(lambda x, j: np.mean([0.5 * erfc((p - x) / sqrt(2 * noise)) for p in preds[:, j]]), 2, 1)
+j = np.arange(0, len(pairs), 997)
+assert np.abs(mixture_cdf(got["lower_rating"][j], j).astype(float) - 0.1).max() <= 1e-6
+assert np.abs(mixture_cdf(got["upper_rating"][j], j).astype(float) - 0.9).max() <= 1e-6
+assert (got["lower_rating"] < got["lower"]).all() and (got["upper"] < got["upper_rating"]).all()
 # Cold pairs: the global mean plus the known bias, no factor term.
 bu = np.array([np.load(f"{d}/{s['W']}")[users[1], K] for s in m["samples"]], dtype=np.float64)
 ci = np.array([np.load(f"{d}/{s['H']}")[items[1], K] for s in m["samples"]], dtype=np.float64)
@@ -205,7 +215,7 @@ assert got["mean"][-1] == np.float32(mu) and got["sd"][-1] == 0 and got["lower"]
 print(f"numpy agrees on {len(pairs)} pairs (largest mean difference "
       f"{np.abs(got['mean'] - preds.mean(axis=0)).max():.2g}, tolerance {tol:.2g})")
 EOF
-ok "predict = numpy on the samples (mean, sd, 80% interval); cold user, item and both as in training"
+ok "predict = numpy on the samples (mean, sd, 80% interval, and those of a new rating with the noise); cold user, item and both as in training"
 
 # ---------------------------------------------------------------------------------------
 # Quality. Let m_D be the posterior mean over the run's D = 20 kept draws (predictions.csv,

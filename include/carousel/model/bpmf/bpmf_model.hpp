@@ -106,6 +106,9 @@ class BpmfModel : public TileModel {
   void SetSampleSink(MfSampleSink* sink);
   // The mean of the precisions over the kept draws (the draws of the posterior averages).
   BpmfHyper HyperPosteriorMean() const;
+  // E[1/tau] over the kept draws: the variance of the observation noise in the predictive
+  // distribution of a new rating (predictive_calibration.hpp). NaN before any kept draw.
+  double NoiseVariancePosteriorMean() const;
   // Collective: calls `consume` on rank 0 for consecutive slices of users, in order, until
   // all are given. An Error thrown by `consume` is rethrown on every rank after the last.
   // `rows_per_slice` 0: about 16 MiB of sums per slice.
