@@ -64,23 +64,23 @@ AmfCommandOptions Parse(const std::vector<std::string>& args) {
   app.add_option("--fix-rows", o.fix_rows,
                  "I x K_f non-negative .npy (float32/64), K_f <= --rank: the first K_f columns "
                  "of W, fixed (rows in W_mean.npy's order; dense input: row index)");
-  app.add_option("--rank", c.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
+  app.add_option("--rank", c.rank, "number of latent factors K")->check(Within(1, 4096));
   app.add_option("--alpha", c.alpha, "stability index alpha of Eq. 14 (2: Gaussian)")
-      ->check(CLI::Range(0.2, 2.0));
+      ->check(Within(0.2, 2.0));
   app.add_option("--lambda-w", c.lambda_w, "rate of W's Exponential prior")->check(Positive());
   app.add_option("--lambda-h", c.lambda_h, "rate of H's Exponential prior")->check(Positive());
   app.add_option("--init-sd", c.init_sd,
                  "W and H start at c exp(s z), z standard normal, K c^2 = mean(x)^alpha")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(Within(0.0, 10.0));
   AddSamplerOptions(app, c.sampler, BlockKind::kFactor);
   // HAMCMC's H^0: the model supplies no metric, so gamma I unless given (RunAmfCommand).
   app.get_option("--initial-metric")->default_str("identity");
   app.add_option("--step", c.step.a, "step size a of a(b + t)^-c")
       ->check(Positive())
       ->default_str("per sampler, from the data, as carousel mf's");
-  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
+  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(Within(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   AddChainOptions(app, c, o.basics);
   ParseOrThrow(app, args, "carousel amf");
   // Every factor sampler of the registry, mirrored after its update (amf_model.hpp); the

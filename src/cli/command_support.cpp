@@ -45,9 +45,69 @@ CLI::Validator NonEmpty() {
       "not empty");
 }
 
+namespace {
+
+// A bound as a user would write it: whole numbers in full, others with 6 digits.
+std::string BoundText(double x) {
+  char text[40];
+  if (x == std::floor(x) && std::abs(x) < 1e15)
+    std::snprintf(text, sizeof text, "%.0f", x);
+  else
+    std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// --help without CLI11's type noise: "--rank INT (default 10)", and what the validators
+// check ("in [1, 4096]") at the end of the description, as the sampler options give it.
+class PlainHelp : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+    if (opt->get_type_size() == 0) return "";
+    std::string out;
+    const std::string type = TypeOf(*opt);
+    if (!type.empty()) out += " " + type;
+    if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+    if (!opt->get_default_str().empty()) out += " (default " + opt->get_default_str() + ")";
+    if (opt->get_required()) out += " (required)";
+    return out;
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    const std::string checks = ChecksOf(*opt);
+    return opt->get_description() + (checks.empty() ? "" : " (" + checks + ")");
+  }
+
+ private:
+  // CLI11 joins the type and its validators' descriptions: "INT:INT in [1 - 4096]".
+  static std::string TypeOf(const CLI::Option& opt) {
+    const std::string name = opt.get_type_name();
+    return name.substr(0, name.find(':'));
+  }
+  static std::string ChecksOf(const CLI::Option& opt) {
+    const std::string name = opt.get_type_name();
+    const std::size_t colon = name.find(':');
+    return colon == std::string::npos ? "" : name.substr(colon + 1);
+  }
+};
+
+}  // namespace
+
+CLI::Validator Within(double lo, double hi) {
+  const std::string range = "[" + BoundText(lo) + ", " + BoundText(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && x >= lo && x <= hi
+                   ? std::string()
+                   : "'" + v + "' is not a number in " + range;
+      },
+      "in " + range);
+}
+
 void SetUpCommandApp(CLI::App& app) {
   app.set_help_flag("-h,--help", "print this help and exit");
   app.option_defaults()->always_capture_default();
+  app.formatter(std::make_shared<PlainHelp>());
 }
 
 namespace {
@@ -74,6 +134,8 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+    if (const std::optional<std::string> twice = DuplicateConfigKey(app))
+      throw Error(ExitCode::kUsage, command + ": " + *twice);
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& e) {

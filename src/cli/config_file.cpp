@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <map>
 
 #include "carousel/cli/command_line.hpp"
 #include "carousel/util/closest_name.hpp"
@@ -58,6 +60,36 @@ std::vector<std::string> OptionsNamedIn(const std::string& message) {
   return names;
 }
 
+// The top-level keys of a config file's lines, with their 1-based line numbers: the text
+// before '=' of each line that is not blank, a comment or a [section] header, trimmed and
+// unquoted. Keys within sections are listed too (they are refused elsewhere).
+std::vector<std::pair<std::string, std::size_t>> KeyLines(const std::string& path) {
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  std::ifstream in(path);
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#' || line[first] == ';' ||
+        line[first] == '[')
+      continue;
+    const std::size_t equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    std::string key = line.substr(first, equals - first);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    keys.emplace_back(key, number);
+  }
+  return keys;
+}
+
+// "config file PATH:LINE: " for the line that sets `key`, or "config file PATH: ".
+std::string Where(const std::string& path, const std::string& key) {
+  for (const auto& [name, line] : KeyLines(path))
+    if (name == key) return "config file " + path + ":" + std::to_string(line) + ": ";
+  return "config file " + path + ": ";
+}
+
 }  // namespace
 
 void AddConfigFileOption(CLI::App& app) {
@@ -88,16 +120,34 @@ std::optional<std::string> ConfigFileProblem(const CLI::App& app, const CLI::Par
     if (IsSectionMarker(item)) continue;
     const CLI::Option* option = OptionOfKey(app, item.name);
     if (option == nullptr) {
-      std::string message = where + "unknown option '" + item.name + "'";
-      if (const auto closest = ClosestName(item.name, ConfigurableKeys(app)))
-        message += "; did you mean '" + *closest + "'?";
+      std::string message = Where(*path, item.name) + "unknown option '" + item.name + "'";
+      // Compared with "--" before them, as on the command line, so that a short key's
+      // misspelling is judged as the option's would be there ("rnak": "rank").
+      std::vector<std::string> options;
+      for (const std::string& key : ConfigurableKeys(app)) options.push_back("--" + key);
+      if (const auto closest = ClosestName("--" + item.name, options))
+        message += "; did you mean '" + closest->substr(2) + "'?";
       return message;
     }
     if (!option->get_configurable())
-      return where + "'" + item.name + "' cannot be set in a config file; give " +
+      return Where(*path, item.name) + "'" + item.name + "' cannot be set in a config file; give " +
              LongName(*option) + " on the command line";
   }
   return where + error.what();
+}
+
+std::optional<std::string> DuplicateConfigKey(const CLI::App& app) {
+  const std::optional<std::string> path = ConfigFilePath(app);
+  if (!path) return std::nullopt;
+  std::map<std::string, std::size_t> first_line;
+  for (const auto& [key, line] : KeyLines(*path)) {
+    const auto [at, fresh] = first_line.emplace(key, line);
+    if (!fresh)
+      return "config file " + *path + ":" + std::to_string(line) + ": '" + key +
+             "' is set again (first on line " + std::to_string(at->second) +
+             "); a key may be given once";
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> SelfContainedArgs(const CLI::App& app,

@@ -25,12 +25,12 @@ int RunCorpusCommand(const std::vector<std::string>& args) {
       ->check(NonEmpty());
   app.add_option("--out", out, "output directory")->required()->check(NonEmpty());
   app.add_option("--min-length", o.min_length, "drop tokens of fewer letters (code points)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
+      ->check(Within(std::size_t{1}, std::size_t{1000}));
   app.add_option("--stop-words", o.stop_words,
                  "builtin (English), none, or a file of stop words, one per line")
       ->check(NonEmpty());
   app.add_option("--min-df", o.cuts.min_df, "keep words in at least this many documents")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 32));
   app.add_option("--max-df", o.cuts.max_df,
                  "keep words in at most this fraction of the documents, in (0, 1]");
   app.add_option("--max-vocab", o.cuts.max_vocab,

@@ -83,13 +83,13 @@ DpmixCommandOptions Parse(const std::vector<std::string>& args) {
       ->check(Positive());
   app.add_option("--init-components", c.init_components,
                  "components the observations are spread over at the start")
-      ->check(CLI::Range(1, 100000));
+      ->check(Within(1, 100000));
   app.add_option("--max-components", c.max_components,
                  "stop with an error when the slice sampler asks for more components")
-      ->check(CLI::Range(1, 1000000));
+      ->check(Within(1, 1000000));
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of observations held out for the log predictive (seeded)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(Within(0.0, 0.99));
   std::int64_t split_seed = -1;
   app.add_option("--split-seed", split_seed, "seed of the held-out split alone")
       ->check(NonNegative())

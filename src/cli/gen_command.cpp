@@ -14,29 +14,28 @@
 namespace carousel::cli {
 
 int RunGenCommand(const std::vector<std::string>& args) {
-  CLI::App app{"carousel gen: synthetic data"};
+  CLI::App app{"carousel gen: synthetic data", "carousel gen"};
+  SetUpCommandApp(app);  // the subcommands inherit its help flag, defaults and help format
   app.require_subcommand(1);
   CLI::App* mf = app.add_subcommand("mf", "ratings from BPMF with known factors");
   MfGeneratorOptions o;
   std::string out;
-  mf->add_option("--users", o.users, "number of users")->check(CLI::Range(1u, 1u << 30));
-  mf->add_option("--items", o.items, "number of items")->check(CLI::Range(1u, 1u << 30));
+  mf->add_option("--users", o.users, "number of users")->check(Within(1u, 1u << 30));
+  mf->add_option("--items", o.items, "number of items")->check(Within(1u, 1u << 30));
   mf->add_option("--ratings", o.ratings, "number of ratings");
-  mf->add_option("--rank", o.rank, "rank of the true factors")->check(CLI::Range(1, 4096));
-  mf->add_option("--noise", o.noise, "sd of the rating noise")->check(CLI::Range(0.0, 100.0));
+  mf->add_option("--rank", o.rank, "rank of the true factors")->check(Within(1, 4096));
+  mf->add_option("--noise", o.noise, "sd of the rating noise")->check(Within(0.0, 100.0));
   mf->add_option("--seed", o.seed, "seed");
   mf->add_option("--out", out, "output file (user item rating per line)")
       ->required()
       ->check(NonEmpty());
 
   CLI::App* lda = app.add_subcommand("lda", "a UCI bag-of-words corpus from LDA with known topics");
-  lda->option_defaults()->always_capture_default();
   LdaGeneratorOptions l;
   std::string topics_out;
-  lda->add_option("--documents", l.documents, "number of documents")
-      ->check(CLI::Range(1u, 1u << 31));
-  lda->add_option("--vocabulary", l.vocabulary, "number of words")->check(CLI::Range(1u, 1u << 31));
-  lda->add_option("--topics", l.topics, "number of true topics K")->check(CLI::Range(1, 65535));
+  lda->add_option("--documents", l.documents, "number of documents")->check(Within(1u, 1u << 31));
+  lda->add_option("--vocabulary", l.vocabulary, "number of words")->check(Within(1u, 1u << 31));
+  lda->add_option("--topics", l.topics, "number of true topics K")->check(Within(1, 65535));
   lda->add_option("--mean-length", l.mean_length, "Poisson mean of a document's tokens");
   lda->add_option("--alpha", l.alpha, "document-topic Dirichlet parameter");
   lda->add_option("--beta", l.beta, "topic-word concentration per word (beta V in all)");
@@ -48,7 +47,9 @@ int RunGenCommand(const std::vector<std::string>& args) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    throw HelpRequested{mf->parsed() ? mf->help() : lda->parsed() ? lda->help() : app.help()};
+    throw HelpRequested{mf->parsed()    ? mf->help("carousel gen")
+                        : lda->parsed() ? lda->help("carousel gen")
+                                        : app.help()};
   } catch (const CLI::ParseError& e) {
     throw Error(ExitCode::kUsage, std::string("carousel gen: ") + e.what());
   }

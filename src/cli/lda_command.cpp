@@ -138,7 +138,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--corpus", o.corpus, "bag-of-words corpus (UCI docword or LDA-C)");
   app.add_option("--vocab", o.vocab, "vocabulary file, one word per line");
   app.add_option("--corpus-format", o.format, "auto|uci|ldac");
-  app.add_option("--topics", c.topics, "number of topics K")->check(CLI::Range(1, 65535));
+  app.add_option("--topics", c.topics, "number of topics K")->check(Within(1, 65535));
   app.add_option("--alpha", c.alpha, "document-topic Dirichlet parameter")->check(Positive());
   app.add_option("--beta", c.beta, "topic-word Dirichlet parameter")->check(Positive());
   std::string samplers;
@@ -150,13 +150,13 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->default_str("per sampler");
   app.add_option("--step-offset", o.tau, "tau of h (1 + m/tau)^-kappa")->check(Positive());
   app.add_option("--step-decay", o.kappa, "kappa of h (1 + m/tau)^-kappa; 0 = constant")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   app.add_option("--minibatch", c.minibatch,
                  "documents per iteration (expected number); 0 = every training document")
       ->check(CLI::NonNegativeNumber)
       ->default_str("0");
   app.add_option("--sweeps", c.sweeps, "Gibbs sweeps per document; the first half is burn-in")
-      ->check(CLI::Range(1, 100000))
+      ->check(Within(1, 100000))
       ->default_str(DefaultLdaSweepsRule());
   app.add_option("--doc-sampler", o.doc_sampler,
                  "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, "
@@ -171,7 +171,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->default_str("auto");
   app.add_option("--mh-steps", c.mh_steps,
                  "--doc-sampler mh: cycles (a word and a document proposal) per token")
-      ->check(CLI::Range(1, 1000));
+      ->check(Within(1, 1000));
   app.add_option("--topic-word-mean", o.topic_word_mean,
                  "assignments|draws: topic_word.npy averages, at each kept draw, E[phi | the "
                  "training tokens' topics] = (beta + n_kw) / (V beta + n_k) (Rao-Blackwellised) "
@@ -190,14 +190,14 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
       ->default_str("sweeps");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for document completion (seeded)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(Within(0.0, 0.99));
   app.add_option("--eval-sweeps", c.eval_sweeps, "Gibbs passes over held-out documents")
-      ->check(CLI::Range(1, 100000));
+      ->check(Within(1, 100000));
   app.add_option("--threads", o.threads,
                  "threads per rank for the Gibbs sweeps (training and evaluation) and the "
                  "topic-word update; the results do not depend on it; 0 = the rank's CPUs, "
                  "at most 16 (README: Threads within a rank)")
-      ->check(CLI::Range(0, 1024));
+      ->check(Within(0, 1024));
   AddChainOptions(app, c, o.basics);
 }
 

@@ -62,7 +62,7 @@ InferOptions Parse(const std::vector<std::string>& args) {
                  "also write each document's document-completion perplexity (CSV)");
   app.add_option("--sweeps", o.sweeps,
                  "Gibbs sweeps per document; theta is averaged over the second half")
-      ->check(CLI::Range(2, 100000));
+      ->check(Within(2, 100000));
   app.add_option("--seed", o.seed, "seed of the topic draws")->check(NonNegative());
   app.add_option("--alpha", o.alpha, "document-topic Dirichlet parameter")
       ->check(Positive())

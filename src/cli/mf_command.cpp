@@ -57,9 +57,9 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--test", o.input.test, "test ratings file");
   app.add_option("--test-fraction", o.input.test_fraction,
                  "hold out this fraction of --train as test set (seeded)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(Within(0.0, 0.99));
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
-  app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(CLI::Range(1, 4096));
+  app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(Within(1, 4096));
   AddSamplerOptions(app, c.sampler, BlockKind::kFactor, {"gibbs"});
   app.add_option("--step", o.step, "step size a of a(b + t)^-c")
       ->check(Positive())
@@ -67,19 +67,19 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--step-warmup", o.step_warmup,
                  "iterations over which the step grows geometrically to --step, within the "
                  "burn-in (0: none)")
-      ->check(CLI::Range(0LL, 1LL << 40))
+      ->check(Within(0LL, 1LL << 40))
       ->default_str("30 for sgrld, from a sixth of the step; 0 otherwise (at most --burn-in)");
-  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(CLI::Range(1e-9, 1e18));
+  app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(Within(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   app.add_option("--minibatch", c.minibatch, "fraction of each stratum per iteration")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(Within(1e-6, 1.0));
   app.add_option("--curvature-fraction", c.curvature_fraction,
                  "hamcmc: fraction (rounded to 1/k) of each minibatch for the gradients of y_t (1 "
                  "= Alg. 1)")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(Within(1e-6, 1.0));
   app.add_option("--hyper-every", o.hyper_every, "Gibbs step for the precisions every N")
-      ->check(CLI::Range(1LL, 1LL << 40))
+      ->check(Within(1LL, 1LL << 40))
       ->default_str("sgrld: --tiles, once per pass over the data; 10 otherwise");
   app.add_option("--hyper", o.hyper, "sample|fixed precisions (fixed: all 1)")
       ->check(CLI::IsMember({"sample", "fixed"}));
@@ -94,14 +94,14 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
                  "partner factors; default for sgrld) or rating-count (G = 1 + ratings; default "
                  "for sgrhmc)")
       ->check(CLI::IsMember({"default", "fisher", "rating-count"}));
-  app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(CLI::Range(0.0, 10.0));
+  app.add_option("--init-sd", c.init_sd, "sd of the initial factors")->check(Within(0.0, 10.0));
   app.add_option("--save-draws", o.save_draws,
                  "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
                  "of the input) or a count N (N users and N items picked with the seed)");
   app.add_option("--keep-samples", c.keep_samples,
                  "save N kept draws of W and H whole into samples/, spread evenly over the "
                  "draws after burn-in, for carousel predict (0: none)")
-      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 20));
+      ->check(Within(std::uint64_t{0}, std::uint64_t{1} << 20));
   AddChainOptions(app, c, o.basics);
 }
 

@@ -53,7 +53,7 @@ void AddOptions(CLI::App& app, SamCommandOptions& o) {
   app.add_option("--corpus", o.corpus, "bag-of-words corpus (UCI docword or LDA-C)");
   app.add_option("--vocab", o.vocab, "vocabulary file, one word per line");
   app.add_option("--corpus-format", o.format, "auto|uci|ldac");
-  app.add_option("--topics", c.topics, "number of topics K")->check(CLI::Range(1, 4096));
+  app.add_option("--topics", c.topics, "number of topics K")->check(Within(1, 4096));
   app.add_option("--alpha", c.alpha, "Dirichlet prior of the topic proportions")->check(Positive());
   app.add_option("--sigma", c.sigma, "concentration of the topics about the corpus mean")
       ->check(Positive());
@@ -71,28 +71,28 @@ void AddOptions(CLI::App& app, SamCommandOptions& o) {
       ->check(Positive());
   app.add_option("--momentum", o.momentum,
                  "rho: the default friction C is rho / h (supplement Sec. C)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   app.add_option("--minibatch", c.minibatch, "training documents per iteration (expected)")
       ->check(Positive());
   app.add_option("--theta-steps", c.theta_steps,
                  "MALA steps of a document's topic proportions per visit; moments over the "
                  "second half")
-      ->check(CLI::Range(2, 100000));
+      ->check(Within(2, 100000));
   app.add_option("--min-df", c.tfidf.min_df, "keep words in at least this fraction of documents")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   app.add_option("--max-df", c.tfidf.max_df, "keep words in at most this fraction of documents")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Within(0.0, 1.0));
   app.add_option("--max-words", c.tfidf.max_vocabulary,
                  "then keep at most this many words, the most frequent (0: no cap)");
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for the log-perplexity (seeded)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(Within(0.0, 0.99));
   app.add_option("--split-seed", o.split_seed, "seed of the held-out split alone")
       ->check(NonNegative())
       ->default_str("--seed");
   app.add_option("--eval-draws", c.eval_draws,
                  "draws of theta from its prior per held-out document (Sec. 5.3)")
-      ->check(CLI::Range(2, 1000000));
+      ->check(Within(2, 1000000));
   AddChainOptions(app, c, o.basics);
 }
 

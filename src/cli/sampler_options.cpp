@@ -32,7 +32,7 @@ void AddSamplerOptions(CLI::App& app, SamplerOptions& options, BlockKind kind,
 void CheckSamplerChoice(const SamplerOptions& options, BlockKind kind,
                         const std::vector<std::string>& extra_names) {
   if (std::find(extra_names.begin(), extra_names.end(), options.name) != extra_names.end()) return;
-  FindSampler(options.name, kind);
+  FindSampler(options.name, kind, extra_names);
   if (kind != BlockKind::kSimplex) CheckSamplerOptions(options);
 }
 

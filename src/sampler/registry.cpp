@@ -269,8 +269,9 @@ std::vector<std::string> SamplerNames(BlockKind kind) {
   return names;
 }
 
-const SamplerInfo& FindSampler(const std::string& name, BlockKind kind) {
-  const std::vector<std::string> names = SamplerNames(kind);
+const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
+                               const std::vector<std::string>& also_known) {
+  std::vector<std::string> names = SamplerNames(kind);
   for (const SamplerInfo& s : SamplerRegistry())
     if (s.name == name && std::find(names.begin(), names.end(), name) != names.end()) return s;
   for (const SamplerInfo& s : SamplerRegistry())
@@ -278,6 +279,7 @@ const SamplerInfo& FindSampler(const std::string& name, BlockKind kind) {
       throw UsageError("--sampler", "sampler '" + name + "' runs on " + BlocksText(s) +
                                         " blocks only, not on this model's; choose one of " +
                                         Join(names));
+  names.insert(names.end(), also_known.begin(), also_known.end());
   std::string message = "unknown sampler '" + name + "' (known: " + Join(names) + ")";
   if (const auto closest = ClosestName(name, names)) message += "; did you mean " + *closest + "?";
   throw UsageError("--sampler", message);

@@ -134,11 +134,19 @@ ok "a run started with --config resumes after the file is deleted; outputs uncha
 # ---------------------------------------------------------------------------------------
 # Errors: exit 2, one message for the job, naming the file.
 printf 'rank = 4\niteratons = 5\n' >"$T/bad-key.toml"
-expect_fail_mpi 2 "carousel mf: config file $T/bad-key.toml: unknown option 'iteratons'; did you mean 'iterations'?" \
+expect_fail_mpi 2 "carousel mf: config file $T/bad-key.toml:2: unknown option 'iteratons'; did you mean 'iterations'?" \
   2 mf --config "$T/bad-key.toml" --out "$T/bad"
-ok "an unknown key: exit 2: $EXPECT_FAIL_MESSAGE"
+printf 'iterations = 5\nrnak = 4\n' >"$T/bad-short-key.toml"
+expect_fail_mpi 2 "carousel mf: config file $T/bad-short-key.toml:2: unknown option 'rnak'; did you mean 'rank'?" \
+  2 mf --config "$T/bad-short-key.toml" --out "$T/bad"
+ok "an unknown key: exit 2, with its line and the option meant: $EXPECT_FAIL_MESSAGE"
+# A key given twice, far apart (TOML forbids it; CLI11 would take the first silently).
+printf 'topics = 5\nrank = 4\niterations = 5\nrank = 7\n' | sed 's/^topics = 5/seed = 3/' >"$T/twice.toml"
+expect_fail_mpi 2 "carousel mf: config file $T/twice.toml:4: 'rank' is set again (first on line 2); a key may be given once" \
+  2 mf --train "$ML100K/u1.base" --config "$T/twice.toml" --out "$T/bad"
+ok "a key given twice: exit 2: $EXPECT_FAIL_MESSAGE"
 sed 's/^iterations = .*/iterations = 0/' "$cfg" >"$T/bad-value.toml"
-expect_fail_mpi 2 "--iterations: Value 0 not in range" 2 mf --config "$T/bad-value.toml" --out "$T/bad"
+expect_fail_mpi 2 "--iterations: '0' is not a number in [1, 1099511627776]" 2 mf --config "$T/bad-value.toml" --out "$T/bad"
 grep -q -F "(iterations is set in config file $T/bad-value.toml)" "$T/last.err" ||
   { show_log "$T/last.err"; fail "a bad value in the file: the message does not name the file"; }
 ok "a bad value: exit 2: $EXPECT_FAIL_MESSAGE"
@@ -147,7 +155,7 @@ expect_fail_mpi 2 "(sampler is set in config file $T/bad-sampler.toml)" \
   2 mf --config "$T/bad-sampler.toml" --out "$T/bad"
 ok "an unknown sampler: exit 2: $EXPECT_FAIL_MESSAGE"
 printf 'resume = "%s"\n' "$T/mf" >"$T/resume.toml"
-expect_fail_mpi 2 "config file $T/resume.toml: 'resume' cannot be set in a config file" \
+expect_fail_mpi 2 "config file $T/resume.toml:1: 'resume' cannot be set in a config file" \
   2 mf --config "$T/resume.toml" --out "$T/bad"
 expect_fail_mpi 2 "option --config: cannot be given with --resume" \
   2 mf --resume "$T/from-file" --config "$cfg"

@@ -21,6 +21,9 @@
 namespace carousel::cli {
 
 // Numeric option checks whose messages read well ("must be a positive finite number").
+// Validators whose messages and --help read as a user writes: "'0' is not a number in
+// [1, 4096]" (CLI::Range's would say "not in range 1.000000 to 4096.000000").
+CLI::Validator Within(double lo, double hi);
 CLI::Validator Positive();
 CLI::Validator NonNegative();
 CLI::Validator NonEmpty();  // for paths: "" would otherwise fail later, without the option's name
@@ -58,26 +61,26 @@ struct RunBasics {
 template <class Config>
 void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--tiles", c.tiles, "tiles per side B (a multiple of the number of ranks)")
-      ->check(CLI::Range(1, 4096))
+      ->check(Within(1, 4096))
       ->default_str("number of ranks");
   app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
       ->check(CLI::IsMember({"default", "cyclic", "random"}))
       ->default_str("cyclic (random where the sampler needs it)");
   app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--burn-in", c.burn_in,
                  "iterations before samples enter the posterior averages (default: " +
                      std::to_string(c.burn_in) + ", at most half of --iterations)");
   app.add_option("--eval-every", c.eval_every, "evaluate (test metrics, trace row) every N")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--thin", c.thin,
                  "after burn-in keep a draw (posterior averages, draws/) every N iterations")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40))
       ->default_str("--eval-every");
   app.add_option("--chains", o.chains,
                  "independent chains, seeds derived from --seed (chain 1 uses --seed); "
                  "concurrently on groups of ranks, or one after another")
-      ->check(CLI::Range(1, 1024));
+      ->check(Within(1, 1024));
   app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
   app.add_option("--out", o.out, "output directory")->check(NonEmpty());
   app.add_option("--checkpoint-every", c.checkpoint_every,

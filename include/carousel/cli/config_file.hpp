@@ -21,9 +21,14 @@ void AddConfigFileOption(CLI::App& app);
 
 // For a parse error of `app` that came from reading its config file (a key that names no
 // option or one that may not be set there, a file that cannot be read), what to tell the
-// user: "config file F: unknown option 'iteratons'; did you mean 'iterations'?". Nothing
+// user: "config file F:2: unknown option 'iteratons'; did you mean 'iterations'?". Nothing
 // for any other error.
 std::optional<std::string> ConfigFileProblem(const CLI::App& app, const CLI::ParseError& error);
+
+// After a parse of `app` that read a config file: a key the file sets twice, which TOML
+// forbids and CLI11 would take silently (the first value), as "config file F:9: 'topics' is
+// set again (first on line 2); a key may be given once". Nothing otherwise.
+std::optional<std::string> DuplicateConfigKey(const CLI::App& app);
 
 // The command line a checkpoint keeps for --resume and the outputs' headers record: `args`
 // as given, or, when they name a config file, every option `app` was given (on the command

@@ -75,8 +75,10 @@ enum class BlockKind { kFactor, kSimplex, kSphere };
 std::vector<std::string> SamplerNames(BlockKind kind);
 // The sampler `name` for `kind` blocks; throws UsageError("--sampler", ...) naming the
 // known samplers (and the closest one) when there is none, and the kind of block it runs on
-// when `name` is a sampler of other blocks.
-const SamplerInfo& FindSampler(const std::string& name, BlockKind kind);
+// when `name` is a sampler of other blocks. `also_known`: names the command takes besides
+// the registry's (mf's gibbs), listed among the known ones.
+const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
+                               const std::vector<std::string>& also_known = {});
 // Throws UsageError naming the option when a value is out of its bounds.
 void CheckSamplerOptions(const SamplerOptions& options);
 // The sampler `options.name` for sphere blocks (SGGMC or gSGNHT) with its options; throws
