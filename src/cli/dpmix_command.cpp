@@ -115,6 +115,12 @@ DpmixCommandOptions Parse(const std::vector<std::string>& args) {
   c.weight_step = StepSchedule{hw, 1.0, 0.0};
   c.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
                                              : StratumSchedule::Kind::kCyclic;
+  if (c.init_components > c.max_components)
+    throw UsageError("--init-components",
+                     "is " + std::to_string(c.init_components) + ", more than --max-components " +
+                         std::to_string(c.max_components) +
+                         ": the chain would stop at its first iteration; raise "
+                         "--max-components or lower --init-components");
   io::ParseCorpusFormat(o.format);
   if (o.basics.resume.empty() && o.corpus.empty())
     throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
@@ -170,8 +176,9 @@ void WriteTrace(const std::string& path, const std::string& comments,
 int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   DpmixCommandOptions options;
   const std::string resume_payload = ParseOrResume(comm, "dpmix", args, options, Parse);
-  if (options.basics.chains > 1)
-    throw UsageError("--chains", "carousel dpmix runs one chain (run it once per seed)");
+  if (options.basics.chains > 1)  // every rank sees it: one message for the job
+    throw UsageError("--chains", "carousel dpmix runs one chain (run it once per seed)")
+        .SetCollective(comm.rank() != 0);
   DpmixConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,

@@ -343,9 +343,18 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     draws.Write(model.draws());
   };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  const bool has_test = !data.problem.test.empty();
+  if (!has_test && comm.rank() == 0 && !options.basics.quiet)
+    std::fprintf(stderr,
+                 "carousel mf: note: no test set (use --test or --test-fraction): progress shows "
+                 "the RMSE on the training minibatches\n");
   hooks.eval_status = [&] {
     const TraceRow& row = model.trace().back();
     char status[96];
+    if (!has_test) {
+      std::snprintf(status, sizeof status, "train rmse %.4f", row.rmse_train);
+      return std::string(status);
+    }
     int n = std::snprintf(status, sizeof status, "rmse %.4f", row.rmse_sample);
     if (!std::isnan(row.rmse_mean) && n > 0)
       std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
@@ -375,16 +384,22 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WriteModelJson(options.basics.out, ModelSummary(config, data, model, posterior.samples));
     outputs.Finish();
     const TraceRow& last = model.trace().back();
-    if (data.problem.test.empty())
-      std::printf("carousel mf: no test set (use --test or --test-fraction)\n");
-    std::printf(
-        "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
-        "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
-        "or item; output in %s\n",
-        static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds, last.rmse_sample,
-        last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
-        static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
-        options.basics.out.c_str());
+    if (!has_test)
+      std::printf(
+          "carousel mf: %llu iterations on %d rank(s) in %.2f s; no test set (use --test or "
+          "--test-fraction), training minibatch RMSE %.4f; %llu kept draws; output in %s\n",
+          static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds,
+          last.rmse_train, static_cast<unsigned long long>(posterior.samples),
+          options.basics.out.c_str());
+    else
+      std::printf(
+          "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
+          "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
+          "or item; output in %s\n",
+          static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds,
+          last.rmse_sample, last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
+          static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
+          options.basics.out.c_str());
     if (!data.problem.test.empty() && posterior.samples > 0)
       std::printf(
           "carousel mf: calibration: %s\n",

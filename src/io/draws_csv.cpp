@@ -132,15 +132,16 @@ DrawsCsv ReadDrawsCsv(const std::string& path) {
       out.values.assign(out.columns.size(), {});
       continue;
     }
-    if (const std::optional<std::string> problem = ParseDraw(line, out.columns, row)) {
+    if (!terminated) {  // the last line without its newline is being written, whole or not
       Lines rest = lines;
       std::string_view next;
-      if (!terminated && !rest.Next(&next)) {
+      if (!rest.Next(&next)) {
         out.partial_last_line = true;
         break;
       }
-      Fail(at, *problem);
     }
+    if (const std::optional<std::string> problem = ParseDraw(line, out.columns, row))
+      Fail(at, *problem);
     for (std::size_t j = 0; j < row.size(); ++j) out.values[j].push_back(row[j]);
   }
   if (out.columns.empty())

@@ -70,3 +70,12 @@ ok "malformed line: exit 3, '$EXPECT_FAIL_MESSAGE'"
 } >"$T/dup.txt"
 expect_fail_mpi 3 "$T/dup.txt:6: duplicate entry" 2 dpmix --corpus "$T/dup.txt" --out "$T/bad2"
 ok "duplicate entry: exit 3, '$EXPECT_FAIL_MESSAGE'"
+
+# Options that contradict each other are refused before sampling: exit 2, one message for
+# the job, no rank aborting the others.
+expect_fail_mpi 2 "option --init-components: is 10, more than --max-components 3" 2 dpmix \
+  --corpus "$T/dup.txt" --init-components 10 --max-components 3 --out "$T/bad3"
+! grep -q "MPI_ABORT" "$T/last.err" || { show_log "$T/last.err"; fail "--init-components > --max-components: a rank aborted the job"; }
+expect_fail_mpi 2 "carousel dpmix runs one chain" 2 dpmix --corpus "$T/dup.txt" --chains 3 --out "$T/bad4"
+! grep -q "MPI_ABORT" "$T/last.err" || { show_log "$T/last.err"; fail "--chains 3: a rank aborted the job"; }
+ok "--init-components above --max-components, and --chains: exit 2 before sampling, one message"

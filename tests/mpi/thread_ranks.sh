@@ -82,6 +82,15 @@ run_threads lda-tiles "" lda --corpus "$KOS/docword.kos.txt" --topics 10 --itera
 grep -q "on $cpus rank(s)" "$T/lda-tiles.log" || { show_log "$T/lda-tiles.log"; fail "lda --tiles $cpus: not $cpus ranks"; }
 ok "lda: by default 1 rank on $cpus thread(s); --threads 3 runs 3; --tiles $cpus runs $cpus ranks"
 
+# A run without a test set says so at its start, and its progress shows the training RMSE,
+# not "rmse nan".
+timeout -k 10 "$CAROUSEL_TEST_TIMEOUT" "${PLAIN_ENV[@]}" CAROUSEL_RANKS=2 "$CAROUSEL_BIN" mf \
+  --train "$ML100K/u1.base" --iterations 40 --out "$T/no-test" </dev/null >"$T/no-test.log" 2>&1 ||
+  { show_log "$T/no-test.log"; fail "a run without a test set failed"; }
+grep -q "^carousel mf: note: no test set" "$T/no-test.log" && grep -q "train rmse 0\.[0-9]" "$T/no-test.log" &&
+  ! grep -qi "nan" "$T/no-test.log" || { show_log "$T/no-test.log"; fail "a run without a test set: no note, or nan shown"; }
+ok "a run without a test set: a note at its start, the training RMSE in its progress, no nan"
+
 # A rank failing alone (a failed message, then a bug) ends the process: no hang.
 # shellcheck disable=SC2034  # read by expect_fail in lib.sh
 EXPECT_FAIL_LIMIT=20

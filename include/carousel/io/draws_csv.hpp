@@ -14,8 +14,9 @@
 //
 // Every problem throws carousel::InputError naming file:line (a missing header, a name that
 // is empty or repeated, a draw with the wrong number of fields, a field that is not a
-// number), except that an unterminated last line that does not parse is dropped and
-// reported in `partial_last_line`: it is the draw being written while a run is going on.
+// number), except that an unterminated last line is dropped and reported in
+// `partial_last_line`: it is the draw being written while a run is going on, and may have
+// been cut within a number that still parses ("0.91" of "0.9145").
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ struct DrawsCsv {
   std::vector<std::string> columns;         // the header's names, in file order
   std::vector<std::vector<double>> values;  // values[column][draw], draws in file order
   std::size_t header_line = 0;              // 1-based line of the header
-  bool partial_last_line = false;           // an unterminated, unparsable last line was dropped
+  bool partial_last_line = false;           // an unterminated last line was dropped
 
   std::size_t draws() const { return values.empty() ? 0 : values.front().size(); }
 };
