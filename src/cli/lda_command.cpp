@@ -377,7 +377,16 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     draws.Write(model.draws());
   };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  // A corpus too small for --test-fraction to hold out a document has no held-out
+  // perplexity: say so once, not "nan" at every evaluation.
+  const bool has_held_out = counts.held_out_documents > 0 && counts.test_tokens > 0;
+  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet)
+    std::fprintf(stderr,
+                 "carousel lda: note: no held-out documents (%llu training documents, "
+                 "--test-fraction %g), so no held-out perplexity\n",
+                 static_cast<unsigned long long>(counts.train_documents), config.test_fraction);
   hooks.eval_status = [&] {
+    if (!has_held_out) return std::string("no held-out perplexity");
     const LdaTraceRow& row = model.trace().back();
     char status[96];
     std::snprintf(status, sizeof status, "perplexity %.1f (sample %.1f)", row.perplexity,
@@ -431,15 +440,22 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     io::WriteFileAtomically(options.basics.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
     const LdaTraceRow& last = model.trace().back();
-    if (counts.test_tokens == 0)
-      std::printf("carousel lda: no test tokens, so no perplexity (use --test-fraction > 0)\n");
+    char perplexity[160];
+    if (has_held_out)
+      std::snprintf(perplexity, sizeof perplexity,
+                    "held-out perplexity %.1f (averaged over %llu samples), %.1f (last sample)",
+                    last.perplexity, static_cast<unsigned long long>(samples),
+                    last.perplexity_sample);
+    else
+      std::snprintf(perplexity, sizeof perplexity,
+                    "no held-out perplexity (no held-out documents: use --test-fraction > 0 "
+                    "on a larger corpus)");
     std::printf(
-        "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
-        "perplexity %.1f (averaged over %llu samples), %.1f (last sample); %llu training and "
-        "%llu held-out documents, %llu empty documents skipped; output in %s\n",
+        "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %llu "
+        "training and %llu held-out documents, %llu empty documents skipped; output in %s\n",
         static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
-        model.seconds_sampling(), last.perplexity, static_cast<unsigned long long>(samples),
-        last.perplexity_sample, static_cast<unsigned long long>(counts.train_documents),
+        model.seconds_sampling(), perplexity,
+        static_cast<unsigned long long>(counts.train_documents),
         static_cast<unsigned long long>(counts.held_out_documents),
         static_cast<unsigned long long>(counts.empty_documents), options.basics.out.c_str());
     PrintRankStats(stats, "training tokens");

@@ -219,16 +219,52 @@ bool NoFieldIsNumeric(const Fields& fields, std::size_t count) {
   return true;
 }
 
+// The separator a line seems to use when it is none of `format`'s: the most frequent of
+// '|', ';', ',', tab, space and ':' in it ("" when none occurs). A '|'-separated file (MovieLens'
+// u.item) or a tab-separated one read as CSV is the wrong file or format, not a bad line.
+std::string ForeignSeparator(std::string_view line, RatingsFormat format) {
+  const std::pair<char, const char*> candidates[] = {
+      {'|', "'|'"}, {';', "';'"}, {',', "','"}, {'\t', "tabs"}, {' ', "spaces"}, {':', "':'"}};
+  const char* best = "";
+  std::size_t most = 0;
+  for (const auto& [c, name] : candidates) {
+    if (c == ',' && format == RatingsFormat::kCsv) continue;
+    if ((c == '\t' || c == ' ') && format == RatingsFormat::kWhitespace) continue;
+    if (c == ':' && format == RatingsFormat::kMovieLens) continue;
+    const auto n = static_cast<std::size_t>(std::count(line.begin(), line.end(), c));
+    if (n > most) {
+      most = n;
+      best = name;
+    }
+  }
+  return best;
+}
+
+// "unrecognised format: the line is separated by '|', which no ratings format uses ..."
+[[noreturn]] void FailForeignFormat(At at, RatingsFormat format, const std::string& separator) {
+  Fail(at, "unrecognised format: read as " + std::string(RatingsFormatName(format)) +
+               ", but the line is separated by " + separator +
+               " (Carousel reads MovieLens 'user::item::rating', whitespace- or "
+               "comma-separated 'user item rating', and Matrix Market; --format names one)");
+}
+
 // One non-blank line; false for a CSV header (skipped). `first_data_line`: the file's first
 // non-blank line, the only place a header may be.
 bool ParseDelimitedLine(std::string_view line, RatingsFormat format, RatingField field,
                         bool first_data_line, At at, RawRating* rating) {
   Fields fields;
   const std::size_t count = Split(line, format, at, &fields);
+  // One field: the line does not use the format's separator at all.
+  if (count == 1) {
+    const std::string separator = ForeignSeparator(line, format);
+    if (!separator.empty()) FailForeignFormat(at, format, separator);
+  }
   // Only CSV files come with a header in the wild (ml-latest: userId,movieId,...).
   // Elsewhere a non-numeric first line is more likely the wrong file or format.
   if (first_data_line && NoFieldIsNumeric(fields, count)) {
-    if (format == RatingsFormat::kCsv) return false;
+    if (format == RatingsFormat::kCsv && count >= 2) return false;
+    const std::string separator = ForeignSeparator(line, format);
+    if (!separator.empty()) FailForeignFormat(at, format, separator);
     Fail(at, std::string("header where none is expected: ") + RatingsFormatName(format) +
                  " files have no header line (found " + Quoted(fields[0]) + ")");
   }

@@ -240,10 +240,19 @@ TEST_F(RatingsReader, ExplicitFormatOverridesDetection) {
   EXPECT_EQ(file.format, RatingsFormat::kWhitespace);
   EXPECT_EQ(file.ratings.size(), 2u);
 
-  // Forced to CSV, the first line reads as a header and the second has one field.
-  EXPECT_TRUE(FailsWith("ws.txt", "1 2 3\n4 5 6\n", 2, "found 1", RatingsFormat::kCsv));
-  EXPECT_TRUE(FailsWith("csv.txt", "1,2,3\n", 1, "header where none is expected",
+  // Forced to CSV, a line without a comma is not taken for a header: its separator is named.
+  EXPECT_TRUE(FailsWith("ws.txt", "1 2 3\n4 5 6\n", 1,
+                        "unrecognised format: read as csv, but the line is separated by spaces",
+                        RatingsFormat::kCsv));
+  EXPECT_TRUE(FailsWith("tab.txt", "1\t2\t3\t881250949\n4\t5\t6\t881250950\n", 1,
+                        "unrecognised format: read as csv, but the line is separated by tabs",
+                        RatingsFormat::kCsv));
+  EXPECT_TRUE(FailsWith("csv.txt", "1,2,3\n", 1,
+                        "unrecognised format: read as movielens, but the line is separated by ','",
                         RatingsFormat::kMovieLens));
+  // MovieLens' u.item ('|'-separated, with spaces in its titles) is no ratings file.
+  EXPECT_TRUE(FailsWith("u.item", "1|Toy Story (1995)|01-Jan-1995||http://x\n", 1,
+                        "unrecognised format: read as whitespace, but the line is separated by '|'"));
 }
 
 // --- File-level errors ------------------------------------------------------------------

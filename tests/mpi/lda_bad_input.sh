@@ -237,3 +237,11 @@ grep -q 'carousel lda: 4 iterations on 2 rank(s)' "$T/reuters.log" ||
   { show_log "$T/reuters.log"; fail "reuters: no summary"; }
 grep -qx '# documents: 395' "$T/reuters/trace.csv" || fail "reuters: trace.csv does not record 395 documents"
 ok "Reuters (LDA-C, 395 documents) with its vocabulary: exit 0"
+
+# A corpus too small to hold out a document: a note at the start and at the end, no "nan".
+printf '3\n5\n6\n1 1 2\n1 2 1\n2 3 4\n2 4 1\n3 5 2\n3 1 1\n' >"$T/tiny.txt"
+run_ok tiny 1 lda --corpus "$T/tiny.txt" --topics 2 --iterations 20 --out "$T/tiny"
+grep -q "^carousel lda: note: no held-out documents (3 training documents" "$T/tiny.log" &&
+  grep -q "no held-out perplexity (no held-out documents" "$T/tiny.log" && ! grep -qi "nan" "$T/tiny.log" ||
+  { show_log "$T/tiny.log"; fail "a corpus with no held-out document: no note, or a nan shown"; }
+ok "a corpus too small to hold out a document: a note instead of 'perplexity nan'"

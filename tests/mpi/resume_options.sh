@@ -107,7 +107,7 @@ ok "mf --resume of an lda run (and the reverse): exit 5: $EXPECT_FAIL_MESSAGE"
 # A fresh run into another run's --out is refused; --overwrite replaces that run whole.
 expect_fail_mpi 2 "option --out: $T/short holds another run's checkpoints" \
   2 mf "${RUN[@]}" --iterations 100 --out "$T/short"
-expect_fail_mpi 2 "option --out: $T/lda holds another run's checkpoints" \
+expect_fail_mpi 2 "option --out: $T/lda holds another run's checkpoints and trace.csv: continue that run with carousel lda --resume $T/lda," \
   2 mf "${RUN[@]}" --iterations 100 --out "$T/lda"
 rm -rf "$T/lda/checkpoints"
 expect_fail_mpi 2 "option --out: $T/lda holds another run's" 2 mf "${RUN[@]}" --iterations 100 --out "$T/lda"
