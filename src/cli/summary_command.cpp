@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "carousel/cli/chains_calibration.hpp"
+#include "carousel/cli/chains_perplexity.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -366,8 +367,10 @@ int RunSummaryCommand(const std::vector<std::string>& args) {
           ChainsCalibration(files, chains, warmup))
     std::printf(
         "\ncalibration on the test set (the chains' predictions pooled, with the noise "
-        "1/tau): %s\n\n",
+        "1/tau): %s\n",
         DescribeCalibration(*calibration).c_str());
+  if (const std::optional<ChainsPerplexity> perplexity = PerplexityOfChains(files))
+    std::printf("\n%s\n", DescribePerplexity(*perplexity).c_str());
   PrintChecks(rows, m);
   return 0;  // mixed or not: the verdict is the last line
 }

@@ -245,3 +245,15 @@ grep -q "^carousel lda: note: no held-out documents (3 training documents" "$T/t
   grep -q "no held-out perplexity (no held-out documents" "$T/tiny.log" && ! grep -qi "nan" "$T/tiny.log" ||
   { show_log "$T/tiny.log"; fail "a corpus with no held-out document: no note, or a nan shown"; }
 ok "a corpus too small to hold out a document: a note instead of 'perplexity nan'"
+
+# carousel summary of an lda run of 2 chains gives each chain's held-out perplexity (its
+# trace's last), their mean and the standard error of that mean across the chains.
+run_ok kos-chains 2 lda --corpus "$KOS/docword.kos.txt" --topics 5 --iterations 12 --burn-in 6 \
+  --eval-every 3 --chains 2 --quiet --out "$T/kos-chains"
+"$CAROUSEL_BIN" summary "$T/kos-chains" >"$T/kos-summary.out" 2>&1 ||
+  { show_log "$T/kos-summary.out"; fail "summary of the 2 lda chains failed"; }
+want=$(for c in 1 2; do grep -v '^#' "$T/kos-chains/chain-$c/trace.csv" | tail -1 | cut -d, -f3; done |
+  awk '{ v[NR] = $1; s += $1 } END { m = s / 2; se = sqrt(((v[1] - m)^2 + (v[2] - m)^2) / 2); printf "%.1f, %.1f; mean %.1f, standard error %.1f across the 2 chains", v[1], v[2], m, se }')
+grep -qF "held-out perplexity of each chain's posterior mean: $want" "$T/kos-summary.out" ||
+  { show_log "$T/kos-summary.out"; fail "summary: no perplexity line '$want'"; }
+ok "summary of 2 lda chains: each chain's held-out perplexity, their mean and its standard error ($want)"
