@@ -57,7 +57,7 @@ _carousel_options() {
 }
 
 # _carousel_option_kind BIN OPTION WORDS... : "flag" when OPTION takes no value, else the
-# values it lists ("TEXT:{a,b}" in its type, or "a|b|c" starting its description), one
+# values it lists ("{a,b}" as its type, or "a|b|c" starting its description), one
 # per line, or nothing for a free value (a file, a number).
 _carousel_option_kind() {
   local bin=$1 option=$2

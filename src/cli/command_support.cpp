@@ -78,12 +78,20 @@ class PlainHelp : public CLI::Formatter {
   }
 
  private:
-  // CLI11 joins the type and its validators' descriptions: "INT:INT in [1 - 4096]".
+  // CLI11 joins the type and its validators' descriptions: "INT:INT in [1 - 4096]". A set
+  // of values takes the type's place ("--schedule {default,cyclic,random}", as argparse
+  // writes it, and as launch/carousel-completion.bash reads it).
   static std::string TypeOf(const CLI::Option& opt) {
+    const std::string checks = ChecksText(opt);
+    if (!checks.empty() && checks.front() == '{') return checks;
     const std::string name = opt.get_type_name();
     return name.substr(0, name.find(':'));
   }
   static std::string ChecksOf(const CLI::Option& opt) {
+    const std::string checks = ChecksText(opt);
+    return !checks.empty() && checks.front() == '{' ? "" : checks;
+  }
+  static std::string ChecksText(const CLI::Option& opt) {
     const std::string name = opt.get_type_name();
     const std::size_t colon = name.find(':');
     return colon == std::string::npos ? "" : name.substr(colon + 1);

@@ -39,6 +39,7 @@ struct MfCommandOptions {
   std::string format = "auto";
   std::string hyper = "sample";
   std::string ridge_move = "on";
+  long long keep_samples = -1;  // < 0: from the data (DefaultMfKeepSamples)
   std::string metric = "default";
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
@@ -98,10 +99,11 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--save-draws", o.save_draws,
                  "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
                  "of the input) or a count N (N users and N items picked with the seed)");
-  app.add_option("--keep-samples", c.keep_samples,
+  app.add_option("--keep-samples", o.keep_samples,
                  "save N kept draws of W and H whole into samples/, spread evenly over the "
                  "draws after burn-in, for carousel predict (0: none)")
-      ->check(Within(std::uint64_t{0}, std::uint64_t{1} << 20));
+      ->check(Within(0, 1 << 20))
+      ->default_str("as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
   AddChainOptions(app, c, o.basics);
 }
 
@@ -302,6 +304,17 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     options.basics.run_config.Resolve("--rmsprop-lambda",
                                       io::FormatReal(config.sampler.rmsprop_lambda),
                                       "the default, 2 / training ratings");
+  }
+
+  if (options.keep_samples < 0) {
+    config.keep_samples =
+        config.sampler.name == "gibbs"
+            ? 0
+            : DefaultMfKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
+    options.basics.run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
+                                      "as many as fit in 256 MiB, from 2 to 20");
+  } else {
+    config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
   }
 
   if (config.sampler.name == "gibbs") {

@@ -1,6 +1,7 @@
 // `carousel predict`: predictive summaries of (user, item) pairs from the samples that a
-// finished `carousel mf --keep-samples` run saved (model.json, samples/, user_ids.npy and
-// item_ids.npy in its --out).
+// finished `carousel mf` run saved (model.json, samples/, user_ids.npy and item_ids.npy in
+// its --out; by default a run keeps some, DefaultMfKeepSamples). A run of several chains
+// (--chains) gives the samples of all its chains, pooled.
 //
 // Each saved sample gives each pair the prediction the run itself makes (PredictRating:
 // mu + b_i + c_j + w_i . h_j, clipped to the training ratings' range; an unseen user or item
@@ -17,8 +18,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -54,10 +57,11 @@ PredictOptions Parse(const std::vector<std::string>& args) {
   PredictOptions o;
   CLI::App app{
       "carousel predict: posterior predictive mean, sd and interval of (user, item) pairs from "
-      "the samples of a finished carousel mf --keep-samples run (one process)",
+      "the samples of a finished carousel mf run, every chain's pooled (one process)",
       "carousel predict"};
   SetUpCommandApp(app);
-  app.add_option("--run", o.run, "the --out directory of a finished carousel mf --keep-samples run")
+  app.add_option("--run", o.run,
+                 "the --out directory of a finished carousel mf run (of one chain or several)")
       ->required()
       ->check(NonEmpty());
   app.add_option("--pairs", o.pairs,
@@ -144,10 +148,6 @@ SavedModel ReadModel(const std::string& run) {
                      "mf run");
   const std::string path = run + "/" + io::kModelJsonFile;
   if (!fs::exists(path)) {
-    if (fs::exists(run + "/chains.txt"))
-      throw InputError(
-          run, "holds a run of several chains; give one chain's directory, e.g. --run " + run +
-                   "/chain-1");
     throw InputError(path,
                      "not found; --run must be the --out directory of a finished carousel mf run "
                      "(model.json is written when the run ends)");
@@ -186,6 +186,32 @@ SavedModel ReadModel(const std::string& run) {
     m.h_files.push_back(run + "/" + json.String(sample, "H"));
   }
   return m;
+}
+
+// The runs whose samples a --run directory holds: itself, or for a run of several chains
+// (chains.txt) each chain's directory, OUT/chain-1 ... OUT/chain-C.
+std::vector<std::string> ChainRuns(const std::string& run) {
+  const std::string manifest = run + "/chains.txt";
+  if (fs::exists(run + "/" + io::kModelJsonFile) || !fs::exists(manifest)) return {run};
+  std::ifstream in(manifest);
+  std::string line;
+  int chains = 0;
+  while (std::getline(in, line))
+    if (line.rfind("chains ", 0) == 0) chains = std::atoi(line.c_str() + 7);
+  if (chains < 1) throw InputError(manifest, "names no chains ('chains N' line)");
+  std::vector<std::string> runs;
+  for (int c = 1; c <= chains; ++c) runs.push_back(run + "/chain-" + std::to_string(c));
+  return runs;
+}
+
+// The models of a run's chains must predict the same way: the same data and shape.
+void CheckSameModel(const SavedModel& first, const SavedModel& other, const std::string& run) {
+  if (other.mu != first.mu || other.lo != first.lo || other.hi != first.hi ||
+      other.users != first.users || other.items != first.items ||
+      other.shape.rank != first.shape.rank || other.shape.bias != first.shape.bias)
+    throw InputError(run + "/" + io::kModelJsonFile,
+                     "describes another model than the run's first chain (data, rank or biases "
+                     "differ), so their samples cannot be pooled");
 }
 
 // An id array of the run (user_ids.npy, item_ids.npy): `count` int64 ids, ascending.
@@ -232,9 +258,30 @@ double MixtureQuantile(const std::vector<double>& centres, double variance, doub
 
 int RunPredictCommand(const std::vector<std::string>& args) {
   const PredictOptions o = Parse(args);
-  const SavedModel model = ReadModel(o.run);
-  const io::IdMap users = ReadIds(o.run + "/user_ids.npy", model.users);
-  const io::IdMap items = ReadIds(o.run + "/item_ids.npy", model.items);
+  // Every chain's samples, pooled: the chains' model.json agree on the data and the shape,
+  // and the noise variance is the mean of theirs.
+  const std::vector<std::string> runs = ChainRuns(o.run);
+  SavedModel model;
+  double noise_sum = 0.0;
+  for (const std::string& run : runs) {
+    SavedModel chain = ReadModel(run);
+    if (run == runs.front()) {
+      model = chain;
+      model.iterations.clear();
+      model.w_files.clear();
+      model.h_files.clear();
+    } else {
+      CheckSameModel(model, chain, run);
+    }
+    noise_sum += chain.noise_variance;
+    model.iterations.insert(model.iterations.end(), chain.iterations.begin(),
+                            chain.iterations.end());
+    model.w_files.insert(model.w_files.end(), chain.w_files.begin(), chain.w_files.end());
+    model.h_files.insert(model.h_files.end(), chain.h_files.begin(), chain.h_files.end());
+  }
+  model.noise_variance = noise_sum / static_cast<double>(runs.size());
+  const io::IdMap users = ReadIds(runs.front() + "/user_ids.npy", model.users);
+  const io::IdMap items = ReadIds(runs.front() + "/item_ids.npy", model.items);
   const io::RatingsFile pairs =
       io::ReadRatings(o.pairs, io::ParseRatingsFormat(o.format), io::RatingField::kOptional);
 
@@ -266,6 +313,7 @@ int RunPredictCommand(const std::vector<std::string>& args) {
                                       {"command", "carousel predict " + JoinArgs(args)},
                                       {"run", o.run},
                                       {"pairs", o.pairs},
+                                      {"chains", std::to_string(runs.size())},
                                       {"samples", std::to_string(samples)},
                                       {"level", io::FormatReal(o.level)},
                                       {"cold_pairs", std::to_string(cold)},
@@ -297,8 +345,8 @@ int RunPredictCommand(const std::vector<std::string>& args) {
   io::WriteFileAtomically(o.out, csv);
   std::printf(
       "carousel predict: %zu pairs (%zu with a user or item the run never saw) from %zu samples "
-      "of %s; written to %s\n",
-      n, cold, samples, o.run.c_str(), o.out.c_str());
+      "of %zu chain(s) of %s; written to %s\n",
+      n, cold, samples, runs.size(), o.run.c_str(), o.out.c_str());
   return 0;
 }
 

@@ -48,7 +48,7 @@ if [[ ! -s $GOLDEN && ${CAROUSEL_GOLDEN_UPDATE:-0} != 1 ]]; then
 fi
 
 MF=(mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --rank 6 --tiles 4 --seed 11
-  --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --ridge-move off --quiet)
+  --burn-in 8 --eval-every 8 --thin 8 --hyper-every 10 --ridge-move off --keep-samples 0 --quiet)
 LDA=(lda --corpus "$KOS/docword.kos.txt" --vocab "$KOS/vocab.kos.txt" --topics 8 --tiles 4
   --seed 5 --iterations 12 --burn-in 4 --eval-every 4 --eval-sweeps 4 --minibatch 300 --sweeps 4
   --quiet --topic-word-mean draws --initial-topics uniform --gibbs-draw sparse)
@@ -78,7 +78,7 @@ hash_outputs() {
 # the checksums were taken of.
 paths_out() {
   sed -e "s|$CAROUSEL_SHARED_DATA|DATA|g" -e "s|$T|TMP|g" -e "s| --topic-word-mean draws||" \
-    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" -e "s| --ridge-move off||" "$1"
+    -e "s| --initial-topics uniform||" -e "s| --gibbs-draw sparse||" -e "s| --ridge-move off||" -e "s| --keep-samples 0||" "$1"
 }
 
 for sampler in sgld psgld sghmc sgnht sgrld sgrhmc hamcmc; do

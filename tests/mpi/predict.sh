@@ -268,8 +268,31 @@ EOF
 ok "predict's test RMSE is within the margin of the run's posterior-mean RMSE; a mean off by 0.3 is not"
 
 # ---------------------------------------------------------------------------------------
+# At the default options a run keeps samples (20 on ml-100k: they fit in 256 MiB), and
+# predict reads a run of several chains, pooling them: the mean of 2 chains of 20 samples
+# each is the mean of the two chains' means.
+run_ok default-chains 2 mf --train "$ML100K/u1.base" --test "$ML100K/u1.test" --iterations 200 \
+  --chains 2 --quiet --out "$T/default-chains"
+grep -q '^keep-samples = 20  # resolved' "$T/default-chains/chain-1/config.toml" ||
+  fail "a default run does not keep 20 samples: $(grep keep-samples "$T/default-chains/chain-1/config.toml")"
+head -n 500 "$T/u1.pairs" >"$T/u1.head"
+"$CAROUSEL_BIN" predict --run "$T/default-chains" --pairs "$T/u1.head" --out "$T/pooled.csv" \
+  >"$T/pooled.log" || { show_log "$T/pooled.log"; fail "predict on a run of 2 chains failed"; }
+grep -q "from 40 samples of 2 chain(s)" "$T/pooled.log" || fail "predict did not pool 2 chains: $(cat "$T/pooled.log")"
+for c in 1 2; do
+  "$CAROUSEL_BIN" predict --run "$T/default-chains/chain-$c" --pairs "$T/u1.head" \
+    --out "$T/chain$c.csv" >/dev/null || fail "predict on chain $c failed"
+done
+paste -d, <(grep -v '^#' "$T/pooled.csv" | cut -d, -f3) <(grep -v '^#' "$T/chain1.csv" | cut -d, -f3) \
+  <(grep -v '^#' "$T/chain2.csv" | cut -d, -f3) | awk -F, 'NR > 1 {
+    d = $1 - ($2 + $3) / 2; if (d < 0) d = -d; if (d > worst) worst = d }
+    END { if (worst > 1e-6) { print "largest difference " worst; exit 1 } }' ||
+  fail "the pooled mean is not the mean of the chains' means"
+ok "a default run keeps 20 samples; predict pools a run's 2 chains (40 samples, the mean of their means)"
+
+# ---------------------------------------------------------------------------------------
 # Errors: exit codes and messages (README, "Exit codes").
-run_ok nosamples 1 mf "${SHORT[@]}" --out "$T/nosamples"
+run_ok nosamples 1 mf "${SHORT[@]}" --keep-samples 0 --out "$T/nosamples"
 [[ -f $T/nosamples/model.json && ! -e $T/nosamples/samples ]] || fail "a run without --keep-samples: model.json without samples/ expected"
 [[ -z $(sample_iterations "$T/nosamples") ]] || fail "a run without --keep-samples lists samples"
 expect_fail 3 "the run kept no samples" \
@@ -322,6 +345,6 @@ ok "--keep-samples with gibbs, or changed on --resume: exit 2"
 mkdir -p "$T/stale/samples"
 cp "$T/p1/samples/W-0.npy" "$T/stale/samples/W-5.npy"
 expect_fail_mpi 2 "holds another run's W-5.npy" 1 mf "${SHORT[@]}" --out "$T/stale"
-run_ok overwrite 1 mf "${SHORT[@]}" --overwrite --out "$T/stale"
+run_ok overwrite 1 mf "${SHORT[@]}" --keep-samples 0 --overwrite --out "$T/stale"
 [[ ! -e $T/stale/samples ]] || fail "--overwrite left the old run's samples/"
 ok "another run's samples keep a fresh run out; --overwrite removes them"

@@ -122,4 +122,11 @@ double DefaultRmspropLambda(const MfProblem& problem) {
   return kRmspropFloorPerRating / static_cast<double>(n);
 }
 
+std::uint64_t DefaultMfKeepSamples(std::uint64_t users, std::uint64_t items, int width) {
+  constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
+  const double sample_bytes = static_cast<double>(users + items) * width * sizeof(float);
+  const double fit = sample_bytes > 0 ? std::floor(kBudgetBytes / sample_bytes) : 20.0;
+  return static_cast<std::uint64_t>(std::clamp(fit, 2.0, 20.0));
+}
+
 }  // namespace carousel
