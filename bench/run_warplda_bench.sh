@@ -251,7 +251,7 @@ if [[ $which == gen || $which == all ]]; then
   # Targets on the generated corpus: 20% and 5% above the perplexity of the true topics.
   # WarpLDA's topics after 2 iterations (close to the word frequencies) score about 1.24x,
   # so a target above that says nothing; both tools passed 1.05x within 300 iterations
-  # (bench/README.md, 2026-11-24).
+  # (bench/README.md, "LDA against WarpLDA").
   bench_corpus gen "$gen" "${GEN_ITERATIONS:-300}" "${GEN_GRID:-2 10 25 50 75 100 150 200 300}" \
     "${GEN_TARGETS:-rel:1.20,1.05}" \
     "$out/gen/true_topics.npy" \
