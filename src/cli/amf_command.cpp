@@ -1,6 +1,7 @@
 // `carousel amf`: alpha-stable non-negative matrix factorisation with mirroring (HAMCMC
 // Sec. 4.2, Eq. 14-15; model/amf/amf_model.hpp) on the tile engine: options, the mf loader,
-// the chain driver and the outputs (trace.csv, W_mean.npy, H_mean.npy, W_var.npy, H_var.npy
+// the chain driver and the outputs (trace.csv, W_mean.npy and W_var.npy rows x K, H_mean.npy
+// and H_var.npy columns x K as mf writes them,
 // and, with --fix-rows on dense input, reconstruction.npy).
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -192,7 +193,7 @@ std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& pro
 void WriteAmfTrace(const std::string& path, const std::string& comments,
                    const std::vector<AmfTraceRow>& trace) {
   std::ostringstream s;
-  s << comments << "iteration,seconds,log_likelihood,phi_acceptance,samples\n";
+  s << comments << "iter,seconds,log_likelihood,phi_acceptance,samples\n";
   for (const AmfTraceRow& r : trace)
     s << r.iteration << ',' << io::FormatReal(r.seconds) << ',' << io::FormatReal(r.log_likelihood)
       << ',' << io::FormatReal(r.acceptance) << ',' << r.samples << '\n';
@@ -314,9 +315,10 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     WriteMatrixNpy(options.basics.out + "/W_mean.npy", w_mean);
-    WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean);
+    // H is K x columns in the model (V = W H); written columns x K, as mf's items x K.
+    WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean.transpose());
     WriteMatrixNpy(options.basics.out + "/W_var.npy", w_var);
-    WriteMatrixNpy(options.basics.out + "/H_var.npy", h_var);
+    WriteMatrixNpy(options.basics.out + "/H_var.npy", h_var.transpose());
     if (config.reconstruct)
       WriteMatrixNpy(options.basics.out + "/reconstruction.npy", reconstruction);
     const AmfTraceRow& last = model.trace().back();

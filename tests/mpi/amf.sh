@@ -101,6 +101,15 @@ for sampler in psgld sgld hamcmc sgnht; do
     fail "$sampler at alpha = 2: correlation of the fitted v with the truth $corr, expected > 0.8"
   ok "$sampler at alpha = 2 recovers v = (WH)_ij: correlation $corr with the truth"
 done
+# The output contract every model shares: factor arrays rows x K (H as mf's items x K), and
+# a trace whose first column is `iter`.
+head -c 128 "$T/gauss-psgld/W_mean.npy" | grep -q "'shape': (120, 1)" &&
+  head -c 128 "$T/gauss-psgld/H_mean.npy" | grep -q "'shape': (100, 1)" &&
+  head -c 128 "$T/gauss-psgld/H_var.npy" | grep -q "'shape': (100, 1)" ||
+  fail "W_mean.npy is not rows x K, or H_mean.npy / H_var.npy not columns x K"
+[[ $(trace_body "$T/gauss-psgld/trace.csv" | head -1 | cut -d, -f1) == iter ]] ||
+  fail "amf's trace does not start with iter"
+ok "amf writes W rows x K and H columns x K, and a trace starting with iter"
 
 # ---------------------------------------------------------------------------------------
 # Dense .npy input with --fix-rows. Python's standard library writes the files (numpy is not
