@@ -28,6 +28,7 @@
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/dpmix/dpmix_model.hpp"
+#include "carousel/model/draws_table.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -171,14 +172,28 @@ void WriteTrace(const std::string& path, const std::string& comments,
   io::WriteFileAtomically(path, out);
 }
 
+// The draws file's scalars (CmdStan's layout, DrawsOutput): one row per kept draw, a trace
+// row whose sample count grew; the held-out log predictive of the sample, the occupied
+// components and the concentration.
+DrawsTable DpmixDraws(const std::vector<DpmixTraceRow>& trace) {
+  DrawsTable table({"log_pred_sample", "occupied", "alpha"});
+  std::uint64_t samples = 0;
+  for (const DpmixTraceRow& row : trace) {
+    if (row.samples <= samples) continue;
+    samples = row.samples;
+    table.Add({row.log_pred_sample, static_cast<double>(row.occupied), row.alpha});
+  }
+  return table;
+}
+
 }  // namespace
 
 int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   DpmixCommandOptions options;
-  const std::string resume_payload = ParseOrResume(comm, "dpmix", args, options, Parse);
-  if (options.basics.chains > 1)  // every rank sees it: one message for the job
-    throw UsageError("--chains", "carousel dpmix runs one chain (run it once per seed)")
-        .SetCollective(comm.rank() != 0);
+  std::string resume_payload;
+  if (const std::optional<int> code =
+          StartModelCommand(comm, "dpmix", args, RunDpmixCommand, options, Parse, resume_payload))
+    return *code;
   DpmixConfig& config = options.config;
   ResolveTiles(comm, config.tiles, options.basics);
   io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
@@ -201,7 +216,11 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string comments = Comments(options, comm.size(), corpus, survey);
   const std::string trace_path = options.basics.out + "/trace.csv";
   ChainHooks hooks;
-  hooks.write_trace = [&] { WriteTrace(trace_path, comments, model.trace()); };
+  const DrawsOutput draws{options.basics.out, "carousel dpmix", config.chain(), comments};
+  hooks.write_trace = [&] {
+    WriteTrace(trace_path, comments, model.trace());
+    draws.Write(DpmixDraws(model.trace()));
+  };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] {
     const DpmixTraceRow& row = model.trace().back();
