@@ -25,6 +25,7 @@
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/amf/amf_model.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/model/draws_table.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -200,6 +201,19 @@ void WriteAmfTrace(const std::string& path, const std::string& comments,
   io::WriteFileAtomically(path, s.str());
 }
 
+// The draws file's scalars (CmdStan's layout, DrawsOutput): one row per kept draw, a trace
+// row whose sample count grew; the training log-likelihood given Phi and Phi's acceptance.
+DrawsTable AmfDraws(const std::vector<AmfTraceRow>& trace) {
+  DrawsTable table({"log_lik", "phi_acceptance"});
+  std::uint64_t samples = 0;
+  for (const AmfTraceRow& row : trace) {
+    if (row.samples <= samples) continue;
+    samples = row.samples;
+    table.Add({row.log_likelihood, row.acceptance});
+  }
+  return table;
+}
+
 // Row-major doubles for WriteNpy (Eigen's default is column-major).
 void WriteMatrixNpy(const std::string& path, const Eigen::MatrixXd& m) {
   const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
@@ -294,7 +308,11 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string comments = Comments(options, comm.size(), data.problem, dense, fixed_cols);
   const std::string trace_path = options.basics.out + "/trace.csv";
   ChainHooks hooks;
-  hooks.write_trace = [&] { WriteAmfTrace(trace_path, comments, model.trace()); };
+  const DrawsOutput draws{options.basics.out, "carousel amf", config.chain(), comments};
+  hooks.write_trace = [&] {
+    WriteAmfTrace(trace_path, comments, model.trace());
+    draws.Write(AmfDraws(model.trace()));
+  };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] {
     const AmfTraceRow& row = model.trace().back();

@@ -109,7 +109,11 @@ head -c 128 "$T/gauss-psgld/W_mean.npy" | grep -q "'shape': (120, 1)" &&
   fail "W_mean.npy is not rows x K, or H_mean.npy / H_var.npy not columns x K"
 [[ $(trace_body "$T/gauss-psgld/trace.csv" | head -1 | cut -d, -f1) == iter ]] ||
   fail "amf's trace does not start with iter"
-ok "amf writes W rows x K and H columns x K, and a trace starting with iter"
+[[ $(strip_comments "$T/gauss-psgld/draws/chain-1.csv" | head -1) == log_lik,phi_acceptance ]] ||
+  fail "amf's draws/chain-1.csv does not hold log_lik,phi_acceptance"
+"$CAROUSEL_BIN" summary "$T/gauss-psgld" >"$T/amf-summary.out" 2>&1 && grep -q "^phi_acceptance " "$T/amf-summary.out" ||
+  { show_log "$T/amf-summary.out"; fail "carousel summary does not read an amf run"; }
+ok "amf writes W rows x K and H columns x K, a trace starting with iter, and draws that summary reads"
 
 # ---------------------------------------------------------------------------------------
 # Dense .npy input with --fix-rows. Python's standard library writes the files (numpy is not
