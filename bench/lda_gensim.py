@@ -165,7 +165,7 @@ def main():
         rows.append((seconds, ppl, done * cs / n_train))
         print(f"{seconds:8.2f} s  pass {done * cs / n_train:6.2f}  perplexity {ppl:8.1f}", flush=True)
 
-    # gensim's own number, for the README's comparison: LdaModel.log_perplexity(chunk,
+    # gensim's own number, for doc/lda.md's comparison: LdaModel.log_perplexity(chunk,
     # total_docs) is bound(chunk) / words(chunk), a per-word variational lower bound (in nats:
     # gensim's E_q[log theta], E_q[log beta] are digammas) on log p of the chunk's documents,
     # every word of which also fits their gamma; the topics' KL term enters once, spread over

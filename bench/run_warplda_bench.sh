@@ -162,7 +162,7 @@ bench_corpus() {
     # hands a user: the posterior mean of the samples kept after burn-in, one every
     # --eval-every = 50 iterations and one at N) `carousel lda infer` scores on the held-out
     # documents. Its trace's perplexity is not used for the targets: that comes from 10
-    # sweeps per evaluation warm-started from the last evaluation's (README.md,
+    # sweeps per evaluation warm-started from the last evaluation's (doc/lda.md,
     # "Perplexity"), a different estimator, which scores the same topics higher early on.
     echo "[$name] repeat $rep: carousel lda, 2 cores, iterations $carousel_grid ..." >&2
     echo "iter,seconds,wall,perplexity" >"$r/carousel_grid_curve.csv"

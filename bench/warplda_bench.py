@@ -14,7 +14,7 @@
 Scoring. WarpLDA has no held-out evaluation, so its topics are scored by Carousel's own
 document-completion code: `carousel lda infer --perplexity` on the held-out documents (every
 10th token in file order is a test token, theta_d is fitted by collapsed Gibbs to the others
-with phi fixed; src/model/lda/lda_inference.cpp), the estimator README.md's "Perplexity"
+with phi fixed; src/model/lda/lda_inference.cpp), the estimator doc/lda.md's "Perplexity"
 section describes. WarpLDA's phi is its point estimate from the final topic assignments,
 phi_kw = (n_kw + beta) / (n_k + V beta) with V the corpus's full vocabulary (words absent
 from training get beta / (n_k + V beta)), the same smoothing carousel's a_hat = beta + n uses.

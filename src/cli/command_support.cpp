@@ -147,6 +147,9 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested{app.help()};
   } catch (const CLI::ParseError& e) {
+    // A key given twice on adjacent lines makes CLI11 fail with its own words.
+    if (const std::optional<std::string> twice = DuplicateConfigKey(app))
+      throw Error(ExitCode::kUsage, command + ": " + *twice);
     if (const std::optional<std::string> problem = ConfigFileProblem(app, e))
       throw Error(ExitCode::kUsage, command + ": " + *problem);
     const std::string suggestion = SuggestOption(app, args);

@@ -60,7 +60,7 @@ struct LdaCommandOptions {
 // every iteration (bench/README.md, "LDA defaults for time to perplexity"). The
 // Euler samplers' steps are the best of a grid on KOS (K = 50, 1000 documents per
 // iteration, tuned on another held-out split than the benchmark's); SGRHMC diverged at
-// 0.03 (README, "Topic models").
+// 0.03 (doc/lda.md, "Defaults").
 double DefaultLdaStep(SimplexSampler sampler) {
   switch (sampler) {
     case SimplexSampler::kScir:
@@ -196,7 +196,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   app.add_option("--threads", o.threads,
                  "threads per rank for the Gibbs sweeps (training and evaluation) and the "
                  "topic-word update; the results do not depend on it; 0 = the rank's CPUs, "
-                 "at most 16 (README: Threads within a rank)")
+                 "at most 16 (doc/lda.md: Threads within a rank)")
       ->check(Within(0, 1024));
   AddChainOptions(app, c, o.basics);
 }
@@ -380,11 +380,18 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   // A corpus too small for --test-fraction to hold out a document has no held-out
   // perplexity: say so once, not "nan" at every evaluation.
   const bool has_held_out = counts.held_out_documents > 0 && counts.test_tokens > 0;
-  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet)
-    std::fprintf(stderr,
-                 "carousel lda: note: no held-out documents (%llu training documents, "
-                 "--test-fraction %g), so no held-out perplexity\n",
-                 static_cast<unsigned long long>(counts.train_documents), config.test_fraction);
+  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet) {
+    if (counts.held_out_documents == 0)
+      std::fprintf(stderr,
+                   "carousel lda: note: no held-out documents (%llu training documents, "
+                   "--test-fraction %g), so no held-out perplexity\n",
+                   static_cast<unsigned long long>(counts.train_documents), config.test_fraction);
+    else
+      std::fprintf(stderr,
+                   "carousel lda: note: the %llu held-out documents are too short to keep test "
+                   "words, so no held-out perplexity\n",
+                   static_cast<unsigned long long>(counts.held_out_documents));
+  }
   hooks.eval_status = [&] {
     if (!has_held_out) return std::string("no held-out perplexity");
     const LdaTraceRow& row = model.trace().back();
@@ -448,7 +455,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                     last.perplexity_sample);
     else
       std::snprintf(perplexity, sizeof perplexity,
-                    "no held-out perplexity (no held-out documents: use --test-fraction > 0 "
+                    "no held-out perplexity (no held-out test words: use --test-fraction > 0 "
                     "on a larger corpus)");
     std::printf(
         "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %llu "

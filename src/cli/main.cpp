@@ -1,5 +1,5 @@
 // The `carousel` binary: dispatches to a subcommand and maps every error to the exit
-// codes documented in the README. Errors seen by all ranks end the job together; an
+// codes documented in doc/input-formats.md. Errors seen by all ranks end the job together; an
 // error seen by one rank alone ends every rank through MPI_Abort (DESIGN.md section 3).
 #include <algorithm>
 #include <cstdio>

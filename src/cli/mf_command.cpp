@@ -64,7 +64,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   AddSamplerOptions(app, c.sampler, BlockKind::kFactor, {"gibbs"});
   app.add_option("--step", o.step, "step size a of a(b + t)^-c")
       ->check(Positive())
-      ->default_str("per sampler, from the data (README, \"Step sizes\")");
+      ->default_str("per sampler, from the data (doc/mf.md, \"Step sizes\")");
   app.add_option("--step-warmup", o.step_warmup,
                  "iterations over which the step grows geometrically to --step, within the "
                  "burn-in (0: none)")
@@ -111,7 +111,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   MfCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
-  // (README, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
+  // (doc/mf.md, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
   // "ou" transition, a burn-in of 30 passes over the data (DefaultMfBurnIn, in RunMfCommand
   // once the tiles are known), and an evaluation with a kept draw once per pass over the
   // data (kMfEvalEveryPasses). The Gibbs step of the precisions comes once per pass over the

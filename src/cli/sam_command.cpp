@@ -29,7 +29,7 @@ namespace carousel::cli {
 namespace {
 
 // Step-size defaults in SGD terms (supplement Sec. C: h = sqrt(gamma / D), C = rho / h, with
-// gamma the per-batch learning rate and rho the momentum coefficient; README, "Spherical
+// gamma the per-batch learning rate and rho the momentum coefficient; doc/sam.md, "Spherical
 // admixture model", says how these were chosen).
 constexpr double kDefaultLearningRate = 1e-6;
 constexpr double kDefaultMomentum = 0.1;

@@ -59,7 +59,7 @@ int RunCarousel(const std::vector<std::string>& args) {
   return RunLdaCommand(*comm, args);
 }
 
-// The README's generated corpus (800 documents, 200 words, 4 topics 0.63-0.72 apart in
+// doc/lda.md's generated corpus (800 documents, 200 words, 4 topics 0.63-0.72 apart in
 // Hellinger distance), with two documents without tokens at the end, and one run on it.
 class LdaInferTest : public ScratchDirTest {
  protected:

@@ -93,7 +93,7 @@ TEST(FaultInjectingCommunicator, ThrowIsAnInternalErrorAtThePlannedCall) {
 }
 
 TEST(FaultInjectingCommunicator, FailedMessageIsACommunicationErrorAtThePlannedCall) {
-  EXPECT_EQ(static_cast<int>(ExitCode::kCommunication), 8);  // README, "Exit codes"
+  EXPECT_EQ(static_cast<int>(ExitCode::kCommunication), 8);  // doc/input-formats.md, "Exit codes"
   ExpectFaultAtEachCall(FaultPlan::Kind::kFailMessage, ExitCode::kCommunication,
                         "a message between ranks failed");
 }

@@ -144,7 +144,10 @@ ok "an unknown key: exit 2, with its line and the option meant: $EXPECT_FAIL_MES
 printf 'topics = 5\nrank = 4\niterations = 5\nrank = 7\n' | sed 's/^topics = 5/seed = 3/' >"$T/twice.toml"
 expect_fail_mpi 2 "carousel mf: config file $T/twice.toml:4: 'rank' is set again (first on line 2); a key may be given once" \
   2 mf --train "$ML100K/u1.base" --config "$T/twice.toml" --out "$T/bad"
-ok "a key given twice: exit 2: $EXPECT_FAIL_MESSAGE"
+printf 'seed = 3\nrank = 4\nrank = 7\n' >"$T/twice-adjacent.toml"
+expect_fail_mpi 2 "carousel mf: config file $T/twice-adjacent.toml:3: 'rank' is set again (first on line 2); a key may be given once" \
+  2 mf --train "$ML100K/u1.base" --config "$T/twice-adjacent.toml" --out "$T/bad"
+ok "a key given twice, far apart or adjacent: exit 2: $EXPECT_FAIL_MESSAGE"
 sed 's/^iterations = .*/iterations = 0/' "$cfg" >"$T/bad-value.toml"
 expect_fail_mpi 2 "--iterations: '0' is not a number in [1, 1099511627776]" 2 mf --config "$T/bad-value.toml" --out "$T/bad"
 grep -q -F "(iterations is set in config file $T/bad-value.toml)" "$T/last.err" ||

@@ -34,17 +34,16 @@ commands_of() {
     }' "$1"
 }
 
-# The data under the names the pages use.
+# The data under the names the pages use: copies (16 MB), not links, so that no command
+# can write into the shared data through them (a page's `--out kos` would).
 stage_data() {
-  local dir=$1
+  local dir=$1 set
   mkdir -p "$dir"
-  ln -s "$ML100K" "$dir/ml-100k"
-  ln -s "$KOS" "$dir/kos"
-  for f in "$ML100K"/* "$KOS"/*; do
-    [[ -e $dir/$(basename "$f") ]] || ln -s "$f" "$dir/$(basename "$f")"
+  for set in ml-100k kos reuters; do
+    [[ -d $CAROUSEL_SHARED_DATA/$set ]] || continue
+    cp -r "$CAROUSEL_SHARED_DATA/$set" "$dir/$set"
   done
-  [[ -d $CAROUSEL_SHARED_DATA/reuters ]] && ln -s "$CAROUSEL_SHARED_DATA/reuters" "$dir/reuters"
-  return 0
+  cp "$ML100K"/* "$KOS"/* "$dir/"
 }
 
 pages=("$root/README.md")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad corpora and options for `carousel lda`, each under `mpirun -np 2`: the job ends
-# within seconds with the documented exit code (README "Exit codes": 2 options, 3 input)
+# within seconds with the documented exit code (doc/input-formats.md, "Exit codes": 2 options, 3 input)
 # and one error message (not one per rank) naming file:line, the file, or the option.
 # Empty documents are not an error: they are skipped and counted. The shared KOS (UCI)
 # and Reuters (LDA-C) corpora are read and run for a few iterations, and a vocabulary of
@@ -242,7 +242,7 @@ ok "Reuters (LDA-C, 395 documents) with its vocabulary: exit 0"
 printf '3\n5\n6\n1 1 2\n1 2 1\n2 3 4\n2 4 1\n3 5 2\n3 1 1\n' >"$T/tiny.txt"
 run_ok tiny 1 lda --corpus "$T/tiny.txt" --topics 2 --iterations 20 --out "$T/tiny"
 grep -q "^carousel lda: note: no held-out documents (3 training documents" "$T/tiny.log" &&
-  grep -q "no held-out perplexity (no held-out documents" "$T/tiny.log" && ! grep -qi "nan" "$T/tiny.log" ||
+  grep -q "no held-out perplexity (no held-out test words" "$T/tiny.log" && ! grep -qi "nan" "$T/tiny.log" ||
   { show_log "$T/tiny.log"; fail "a corpus with no held-out document: no note, or a nan shown"; }
 ok "a corpus too small to hold out a document: a note instead of 'perplexity nan'"
 

@@ -291,7 +291,7 @@ paste -d, <(grep -v '^#' "$T/pooled.csv" | cut -d, -f3) <(grep -v '^#' "$T/chain
 ok "a default run keeps 20 samples; predict pools a run's 2 chains (40 samples, the mean of their means)"
 
 # ---------------------------------------------------------------------------------------
-# Errors: exit codes and messages (README, "Exit codes").
+# Errors: exit codes and messages (doc/input-formats.md, "Exit codes").
 run_ok nosamples 1 mf "${SHORT[@]}" --keep-samples 0 --out "$T/nosamples"
 [[ -f $T/nosamples/model.json && ! -e $T/nosamples/samples ]] || fail "a run without --keep-samples: model.json without samples/ expected"
 [[ -z $(sample_iterations "$T/nosamples") ]] || fail "a run without --keep-samples lists samples"

@@ -9,7 +9,7 @@
 namespace carousel::cli {
 
 // The most ranks a run starts by default: the tile counts the mf defaults were validated
-// with go up to 16 (README, "Step sizes").
+// with go up to 16 (doc/mf.md, "Step sizes").
 constexpr int kMaxDefaultThreadRanks = 16;
 
 // CAROUSEL_RANKS when set (a whole number >= 1; else a UsageError naming it). Otherwise

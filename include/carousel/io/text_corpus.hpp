@@ -3,7 +3,7 @@
 // DIR/vocab.txt (line i is word i) and DIR/corpus.txt (how they were made: the UCI reader
 // takes no comments, so the options cannot go into docword.txt itself).
 //
-// Tokens (README "Raw text in: carousel corpus"):
+// Tokens (doc/lda.md, "Raw text in: carousel corpus"):
 // - The text is decoded as UTF-8; a malformed sequence (a stray continuation byte, a
 //   truncated or overlong sequence, a surrogate, a code point above U+10FFFF) is an error
 //   naming file:line and the byte, never replaced.

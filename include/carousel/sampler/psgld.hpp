@@ -7,7 +7,7 @@
 // Li et al. do in practice: H depends on theta only through the running average v, and
 // computing Gamma would need second derivatives of U. The HAMCMC paper points out that
 // this leaves a bias that does not vanish as the step size shrinks; Carousel's tests
-// measure it against the exact Gibbs sampler (README, "PSGLD and its Gamma term").
+// measure it against the exact Gibbs sampler (doc/mf.md, "PSGLD and its Gamma term").
 // v is initialised from the first gradient (not zero) so that the first steps are not
 // huge, and is updated before it is used.
 #pragma once

@@ -108,13 +108,13 @@ void MirrorWithMomentum(BlockState& block, Matrix& momentum);
 
 struct SamplerOptions {
   std::string name = "psgld";
-  double rmsprop_alpha = 0.999;  // PSGLD: decay of the squared-gradient average (README)
+  double rmsprop_alpha = 0.999;  // PSGLD: decay of the squared-gradient average (doc/mf.md)
   double rmsprop_lambda = 1e-5;  // PSGLD: keeps the preconditioner finite
   double friction = 1.0;         // SGHMC, SGGMC, gSGNHT: C; SGNHT: A (recipe Eq. 12 / 15)
   double noise_estimate = 0.0;   // SGHMC / SGNHT / SGRHMC: B-hat, gradient-noise variance
   double mass = 1.0;             // SGHMC: M (diagonal, constant)
   // HAMCMC's defaults are the settings its benchmark found best on validation splits of
-  // ml-100k u1.base (README, "Step sizes"): M = 3, lambda = 10, the Fisher H^0.
+  // ml-100k u1.base (doc/mf.md, "Step sizes"): M = 3, lambda = 10, the Fisher H^0.
   int memory = 3;              // HAMCMC: M >= 2 interleaved sub-chains and L-BFGS memory
   double trust = 10.0;         // HAMCMC: lambda, y_t += lambda s_t
   double initial_scale = 1.0;  // HAMCMC: gamma, H^0 = gamma I

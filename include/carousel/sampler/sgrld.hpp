@@ -19,7 +19,7 @@
 // 2012), which also sets the noise so that a Gaussian is sampled exactly at large steps. As
 // eps -> 0 the two transitions agree to first order, so both discretise the same diffusion;
 // with the expected-Fisher metric of `carousel mf` the "ou" noise lets the step be six times
-// larger without widening the posterior (README, "Step sizes"). Needs eps < 1.
+// larger without widening the posterior (doc/mf.md, "Step sizes"). Needs eps < 1.
 //
 // The stochastic gradient adds noise of its own: with scale = N / |minibatch| and F the
 // data's information about an element, the minibatch estimate of the gradient has a

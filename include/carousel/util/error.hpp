@@ -1,4 +1,4 @@
-// Error types and the documented exit codes (README, "Exit codes").
+// Error types and the documented exit codes (doc/input-formats.md, "Exit codes").
 //
 // Every error carries the exit code the process ends with, so the CLI layer can map
 // any failure to one code without knowing where it came from.

@@ -10,13 +10,13 @@
 
 namespace carousel {
 
-// Default step sizes, in units that carry over between data sizes (README, "Step sizes").
+// Default step sizes, in units that carry over between data sizes (doc/mf.md, "Step sizes").
 // Samplers without a preconditioner must keep eps below the inverse curvature of the
 // most-rated row or column, tau * degree * |h|^2 (first order: eps ~ 1/degree; with
 // momentum the stability limit is on eps^2 * curvature: eps ~ 1/sqrt(degree)). PSGLD's
 // preconditioner scales each coordinate by 1/sqrt(mean squared per-rating gradient), so
 // its step is given per rating; the rating-count metric of SGRLD/SGRHMC divides by the
-// degree already, so their steps are plain numbers. Measured on ml-100k (README).
+// degree already, so their steps are plain numbers. Measured on ml-100k (doc/mf.md, "Step sizes").
 double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
                      double gradient_scale) {
   const std::string& sampler = options.name;
@@ -50,21 +50,21 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
   // posterior-mean RMSE of the rating-count metric at 0.15. The "ou" transition (sgrld.hpp)
   // with the warm-up below reaches a given posterior-mean RMSE there soonest at 0.3 of
   // {0.2, 0.3, 0.5}; 0.5 left the posterior, and Euler's noise at 0.3 and 0.5 widens the
-  // posterior (lower tau, worse posterior mean; README, "Step sizes"). Those figures are for
+  // posterior (lower tau, worse posterior mean; doc/mf.md, "Step sizes"). Those figures are for
   // 2 strata; the minibatch gradient's own noise widens the chain by a factor that grows
   // with eps (gradient_scale - 1) (sgrld.hpp), so beyond 2 strata (or with a smaller
   // --minibatch) the step shrinks like 2 / gradient_scale: the same drift per pass over the
   // data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 20, and
-  // with 4 and 8 tiles its posterior mean was worse than at 2 / gradient_scale (README).
-  // The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
+  // with 4 and 8 tiles its posterior mean was worse than at 2 / gradient_scale (doc/mf.md, "Step
+  // sizes"). The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
   if (sampler == "sgrld") {
     if (!options.metric || options.metric->name() != "fisher") return 0.15;
     if (options.transition != "ou") return 0.05;
     return 0.3 * std::min(1.0, 2.0 / gradient_scale);
   }
   // HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
-  // validation split of ml-100k u1.base (README). From the Fisher H0 0.2 was also stable
-  // there with --trust 1 (0.3 diverged); --trust 10 allows 0.5, and 0.35 with M = 3 gave the
+  // validation split of ml-100k u1.base (doc/mf.md, "Step sizes"). From the Fisher H0 0.2 was also
+  // stable there with --trust 1 (0.3 diverged); --trust 10 allows 0.5, and 0.35 with M = 3 gave the
   // lowest validation RMSE of the grid M in {3, 4}, trust in {1, 10}, step in {0.2, 0.35, 0.5}.
   if (sampler == "hamcmc" && options.initial_metric == "fisher" && options.trust >= 10.0)
     return 0.35 / options.initial_scale * momentum_scale;
@@ -86,7 +86,7 @@ std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options) {
 // For SGRLD every iteration beat every 10th on 25M ratings at 2 tiles (LIBMF's best validation
 // RMSE at iteration 107 against 117), but with 16 tiles on ml-100k the precisions then followed
 // the small early factors so closely that the chain stayed in the funnel of shrunk factors
-// (posterior mean 0.955, the biases' alone); once per pass gave 0.925 (README, "Model").
+// (posterior mean 0.955, the biases' alone); once per pass gave 0.925 (doc/mf.md, "Model").
 // The other samplers keep the 10 their default steps were validated with; the rule was not
 // validated for them.
 std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles) {
@@ -112,7 +112,7 @@ std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations) {
 // Netflix size and PSGLD becomes SGLD with a step N times too small (on 25M ratings the
 // factors hardly left their initial values in 150 iterations). The floor is therefore
 // given per rating, like the step: lambda = c / N is c in units of the full-data gradient
-// N g_bar. c = 2 was chosen from 0.8, 2 and 8 on validation splits (README, "Step sizes").
+// N g_bar. c = 2 was chosen from 0.8, 2 and 8 on validation splits (doc/mf.md, "Step sizes").
 namespace {
 constexpr double kRmspropFloorPerRating = 2.0;
 }  // namespace

@@ -1,6 +1,6 @@
 // The options of `carousel mf` whose defaults come from the data: step sizes and PSGLD's
 // preconditioner floor, in units that carry over from ml-100k to Netflix size
-// (README, "Step sizes"). The CLI and the exact-target tests both use these.
+// (doc/mf.md, "Step sizes"). The CLI and the exact-target tests both use these.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ inline constexpr std::uint64_t kMfBurnInPasses = 30;
 // An evaluation, and after burn-in a kept draw (--thin follows --eval-every), once per pass
 // over the data: every row is brought up to date then (DESIGN.md section 9), which costs
 // about one step of every row, so a pass costs about the work its data require at any tile
-// count. A draw per iteration cost a whole update of W per iteration (README, "Defaults").
+// count. A draw per iteration cost a whole update of W per iteration (doc/mf.md, "Defaults").
 inline constexpr std::uint64_t kMfEvalEveryPasses = 1;
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 
