@@ -201,16 +201,13 @@ void WriteAmfTrace(const std::string& path, const std::string& comments,
   io::WriteFileAtomically(path, s.str());
 }
 
-// The draws file's scalars (CmdStan's layout, DrawsOutput): one row per kept draw, a trace
-// row whose sample count grew; the training log-likelihood given Phi and Phi's acceptance.
+// The draws file's scalars (CmdStan's layout, DrawsOutput), one row per kept draw: the
+// training log-likelihood given Phi and Phi's acceptance.
 DrawsTable AmfDraws(const std::vector<AmfTraceRow>& trace) {
   DrawsTable table({"log_lik", "phi_acceptance"});
-  std::uint64_t samples = 0;
-  for (const AmfTraceRow& row : trace) {
-    if (row.samples <= samples) continue;
-    samples = row.samples;
+  ForEachKeptRow(trace, [&](const AmfTraceRow& row) {
     table.Add({row.log_likelihood, row.acceptance});
-  }
+  });
   return table;
 }
 

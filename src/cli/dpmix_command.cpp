@@ -172,17 +172,13 @@ void WriteTrace(const std::string& path, const std::string& comments,
   io::WriteFileAtomically(path, out);
 }
 
-// The draws file's scalars (CmdStan's layout, DrawsOutput): one row per kept draw, a trace
-// row whose sample count grew; the held-out log predictive of the sample, the occupied
-// components and the concentration.
+// The draws file's scalars (CmdStan's layout, DrawsOutput), one row per kept draw: the
+// held-out log predictive of the sample, the occupied components and the concentration.
 DrawsTable DpmixDraws(const std::vector<DpmixTraceRow>& trace) {
   DrawsTable table({"log_pred_sample", "occupied", "alpha"});
-  std::uint64_t samples = 0;
-  for (const DpmixTraceRow& row : trace) {
-    if (row.samples <= samples) continue;
-    samples = row.samples;
+  ForEachKeptRow(trace, [&](const DpmixTraceRow& row) {
     table.Add({row.log_pred_sample, static_cast<double>(row.occupied), row.alpha});
-  }
+  });
   return table;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,21 @@ class DrawsTable {
   std::vector<std::string> columns_;
   std::vector<double> values_;
 };
+
+// Calls `use` with each kept draw's row of a trace whose rows count the kept draws so far
+// (`samples`): a row whose count grew is the evaluation that collected a draw. Returns how
+// many there were.
+template <class Row, class Use>
+std::size_t ForEachKeptRow(const std::vector<Row>& trace, Use use) {
+  std::size_t kept = 0;
+  std::uint64_t samples = 0;
+  for (const Row& row : trace) {
+    if (row.samples <= samples) continue;
+    samples = row.samples;
+    use(row);
+    ++kept;
+  }
+  return kept;
+}
 
 }  // namespace carousel

@@ -399,31 +399,12 @@ const std::vector<std::uint64_t>& BpmfModel::samples_taken() const {
 void BpmfModel::SetSampleSink(MfSampleSink* sink) {
   impl_->sample_sink_ = sink;
 }
-namespace {
-
-// Calls `use` with the precisions of every kept draw: a trace row whose sample count grew is
-// a kept draw (the evaluation that collected it). Returns how many there were.
-double ForEachKeptHyper(const std::vector<TraceRow>& trace,
-                        const std::function<void(const BpmfHyper&)>& use) {
-  double n = 0.0;
-  std::uint64_t samples = 0;
-  for (const TraceRow& row : trace) {
-    if (row.samples <= samples) continue;
-    samples = row.samples;
-    use(row.hyper);
-    n += 1.0;
-  }
-  return n;
-}
-
-}  // namespace
-
 BpmfHyper BpmfModel::HyperPosteriorMean() const {
   std::vector<double> sum(5, 0.0);
-  const double n = ForEachKeptHyper(impl_->trace_, [&](const BpmfHyper& hyper) {
-    const std::vector<double> h = HyperToVector(hyper);
+  const auto n = static_cast<double>(ForEachKeptRow(impl_->trace_, [&](const TraceRow& row) {
+    const std::vector<double> h = HyperToVector(row.hyper);
     for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += h[k];
-  });
+  }));
   if (n == 0.0)
     return BpmfHyper{std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")};
   for (double& v : sum) v /= n;
@@ -431,8 +412,8 @@ BpmfHyper BpmfModel::HyperPosteriorMean() const {
 }
 double BpmfModel::NoiseVariancePosteriorMean() const {
   double sum = 0.0;
-  const double n =
-      ForEachKeptHyper(impl_->trace_, [&](const BpmfHyper& hyper) { sum += 1.0 / hyper.tau; });
+  const auto n = static_cast<double>(
+      ForEachKeptRow(impl_->trace_, [&](const TraceRow& row) { sum += 1.0 / row.hyper.tau; }));
   return n > 0.0 ? sum / n : std::nan("");
 }
 MfPosterior BpmfModel::Posterior() {
