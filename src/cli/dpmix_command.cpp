@@ -13,6 +13,7 @@
 //                   (share: that fraction), for held-out ones the likeliest at the last
 //                   evaluation
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/dpmix/dpmix_model.hpp"
 #include "carousel/model/draws_table.hpp"
+#include "carousel/model/lda/lda_outputs.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -182,6 +184,25 @@ DrawsTable DpmixDraws(const std::vector<DpmixTraceRow>& trace) {
   return table;
 }
 
+// components.txt (with --vocab): a line per component of components.npy (rows of the mean
+// weight, then the mean omega over the categories): "component k (weight w): category
+// (probability) ...", its 20 most probable categories named.
+std::string ComponentLines(const std::vector<double>& means, std::size_t components,
+                           const std::vector<std::string>& vocab) {
+  const std::size_t cols = means.size() / std::max<std::size_t>(components, 1);
+  std::string text;
+  for (std::size_t k = 0; k < components; ++k) {
+    const std::vector<double> omega(means.begin() + static_cast<std::ptrdiff_t>(k * cols + 1),
+                                    means.begin() + static_cast<std::ptrdiff_t>((k + 1) * cols));
+    std::string line = io::TopWordsLines(omega, k, 1, vocab, 20, "component");
+    char weight[48];
+    std::snprintf(weight, sizeof weight, " (weight %.4f)", means[k * cols]);
+    line.insert(line.find(':'), weight);
+    text += line;
+  }
+  return text;
+}
+
 }  // namespace
 
 int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
@@ -244,6 +265,9 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
       out += c.held_out ? ",1\n" : ",0\n";
     }
     io::WriteFileAtomically(options.basics.out + "/clusters.csv", out);
+    if (!corpus.vocab.empty())
+      io::WriteFileAtomically(options.basics.out + "/components.txt",
+                              comments + ComponentLines(means, K, corpus.vocab));
     const DpmixTraceRow& last = model.trace().back();
     std::printf(
         "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "

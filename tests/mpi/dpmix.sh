@@ -60,6 +60,15 @@ grep -q "^carousel summary: 2 chains of [0-9]* draws, 3 variables" "$T/chains-su
   grep -q "^occupied " "$T/chains-summary.out" && grep -q "^alpha " "$T/chains-summary.out" ||
   { show_log "$T/chains-summary.out"; fail "summary of 2 dpmix chains lacks their scalars"; }
 ok "dpmix --chains 2: chain 1 is the single run; summary reads the draws (log_pred_sample, occupied, alpha)"
+# With --vocab, components.txt names each component's most probable categories.
+awk 'NR == 2 { for (w = 1; w <= $1; w++) print "cat" w; exit }' "$T/docword.txt" >"$T/vocab.txt"
+run_ok vocab 2 dpmix "${COMMON[@]}" --iterations 100 --seed 5 --vocab "$T/vocab.txt" --out "$T/vocab"
+lines=$(strip_comments "$T/vocab/components.txt" | wc -l)
+components=$(head -c 128 "$T/vocab/components.npy" | grep -ao "'shape': ([0-9]*" | grep -o "[0-9]*$")
+[[ $lines == "$components" && $lines -gt 0 ]] && strip_comments "$T/vocab/components.txt" | head -1 |
+  grep -Eq "^component 0 \(weight 0\.[0-9]+\): cat[0-9]+ \(0\.[0-9]+\)" ||
+  { cat "$T/vocab/components.txt" >&2; fail "components.txt: $lines lines for $components components, or no named categories"; }
+ok "dpmix --vocab: components.txt names the top categories of each of the $components components"
 run_ok ref 2 dpmix "${COMMON[@]}" --iterations 200 --seed 5 --checkpoint-every 50 --out "$T/ref"
 run_ok part 2 dpmix "${COMMON[@]}" --iterations 100 --seed 5 --checkpoint-every 50 \
   --out "$T/part"

@@ -23,7 +23,8 @@ void WriteLdaTrace(const std::string& path, const std::string& comments,
 }
 
 std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, std::size_t count,
-                          const std::vector<std::string>& vocab, std::size_t top) {
+                          const std::vector<std::string>& vocab, std::size_t top,
+                          const std::string& label) {
   const std::size_t V = count > 0 ? rows.size() / count : 0;
   const std::size_t shown = std::min(top, V);
   std::string out;
@@ -36,7 +37,7 @@ std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, st
                       order.end(), [row](std::uint32_t a, std::uint32_t b) {
                         return row[a] != row[b] ? row[a] > row[b] : a < b;
                       });
-    out += "topic " + std::to_string(first + c) + ":";
+    out += label + " " + std::to_string(first + c) + ":";
     for (std::size_t i = 0; i < shown; ++i) {
       const std::uint32_t w = order[i];
       char probability[32];

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "carousel/model/lda/lda_model.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/lda/lda_model.hpp"
 
 namespace carousel::io {
 
@@ -25,9 +25,11 @@ void WriteLdaTrace(const std::string& path, const std::string& comments,
 
 // topics.txt lines for topics first .. first + count - 1, whose phi rows (V words each)
 // are `rows`: "topic <k>: word (probability) word (probability) ...", the `top` most
-// probable words. Words are named from `vocab` when it is not empty, else by id.
+// probable words. Words are named from `vocab` when it is not empty, else by id. `label`
+// names the rows ("topic"; dpmix's components.txt: "component").
 std::string TopWordsLines(const std::vector<double>& rows, std::size_t first, std::size_t count,
-                          const std::vector<std::string>& vocab, std::size_t top = 20);
+                          const std::vector<std::string>& vocab, std::size_t top = 20,
+                          const std::string& label = "topic");
 
 void WriteHeldOut(const std::string& path, const std::string& comments,
                   const std::vector<std::uint32_t>& documents);
