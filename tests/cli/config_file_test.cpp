@@ -125,7 +125,7 @@ TEST_F(ConfigFile, UnknownKeyNamesTheKeyAndTheFileWithTheClosestName) {
   const std::string path = Write("run.toml", "rate = 0.25\niteratons = 30\n");
   const std::string message = ToyError({"--config", path});
   EXPECT_NE(message.find("carousel toy: config file " + path +
-                         ": unknown option 'iteratons'; "
+                         ":2: unknown option 'iteratons'; "
                          "did you mean 'iterations'?"),
             std::string::npos)
       << message;
@@ -136,7 +136,7 @@ TEST_F(ConfigFile, RefusesKeysOnlyTheCommandLineMaySet) {
     const std::string path = Write("run.toml", std::string(key) + " = \"d\"\n");
     const std::string message = ToyError({"--config", path});
     EXPECT_NE(
-        message.find("config file " + path + ": '" + key +
+        message.find("config file " + path + ":1: '" + key +
                      "' cannot be set in a config file; give --" + key + " on the command line"),
         std::string::npos)
         << message;
