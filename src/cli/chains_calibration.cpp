@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -20,10 +21,10 @@ struct ChainPredictions {
 // The predictions.csv of the chain whose draws are in `draws_file` (DIR/draws/chain-c.csv,
 // perhaps a link into DIR/chain-c/draws/), if there is one.
 std::optional<fs::path> PredictionsBeside(const std::string& draws_file) {
+  const std::optional<std::string> chain = ChainDirOfDraws(draws_file);
+  if (!chain) return std::nullopt;
+  const fs::path path = fs::path(*chain) / "predictions.csv";
   std::error_code error;
-  const fs::path real = fs::canonical(draws_file, error);
-  if (error) return std::nullopt;
-  const fs::path path = real.parent_path().parent_path() / "predictions.csv";
   if (!fs::is_regular_file(path, error)) return std::nullopt;
   return path;
 }

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "carousel/cli/several_chains.hpp"
+
 namespace carousel::cli {
 namespace {
 
@@ -14,10 +16,9 @@ namespace fs = std::filesystem;
 // The last value of trace.csv's `perplexity` column in the run that holds `draws_file`
 // (its draws/, links followed), if there is one.
 std::optional<double> LastPerplexity(const std::string& draws_file) {
-  std::error_code error;
-  const fs::path real = fs::canonical(draws_file, error);
-  if (error) return std::nullopt;
-  std::ifstream in(real.parent_path().parent_path() / "trace.csv");
+  const std::optional<std::string> chain = ChainDirOfDraws(draws_file);
+  if (!chain) return std::nullopt;
+  std::ifstream in(fs::path(*chain) / "trace.csv");
   if (!in) return std::nullopt;
   std::string line, last;
   long column = -1;

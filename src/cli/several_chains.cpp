@@ -198,6 +198,13 @@ std::uint64_t ChainSeed(std::uint64_t seed, int chain) {
   return KeyedStream(seed, Purpose::kChainSeed, static_cast<std::uint64_t>(chain), 0).bits() >> 11;
 }
 
+std::optional<std::string> ChainDirOfDraws(const std::string& draws_file) {
+  std::error_code error;
+  const fs::path real = fs::canonical(draws_file, error);
+  if (error) return std::nullopt;
+  return real.parent_path().parent_path().string();
+}
+
 int ChainGroups(int ranks, int chains) {
   int groups = 1;
   for (int g = 1; g <= std::min(ranks, chains); ++g)

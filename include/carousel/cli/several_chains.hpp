@@ -29,6 +29,11 @@ std::uint64_t ChainSeed(std::uint64_t seed, int chain);
 // How many groups of ranks run chains concurrently (see the header).
 int ChainGroups(int ranks, int chains);
 
+// The output directory of the chain whose draws file is `draws_file` (DIR/draws/chain-1.csv
+// of a single run, or OUT/draws/chain-c.csv, a link into OUT/chain-c/draws/), where its
+// trace.csv and predictions.csv are; nothing when the file cannot be resolved.
+std::optional<std::string> ChainDirOfDraws(const std::string& draws_file);
+
 struct SeveralChains {
   std::string command;  // "mf"
   int chains = 1;
