@@ -19,6 +19,21 @@ void Sampler::StepRows(BlockState&, const BlockGradient&, double, const NoiseKey
   throw Error(ExitCode::kInternal, "sampler " + name() + " steps whole blocks only");
 }
 
+void Sampler::DriftRows(BlockState&, const BlockGradient&, double,
+                        const std::vector<std::uint32_t>&, double*) const {
+  throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
+}
+
+void Sampler::DriftRow(BlockState&, const BlockGradient&, double, Eigen::Index, const float*,
+                       double*) const {
+  throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
+}
+
+void Sampler::FlushRows(BlockState&, const BlockGradient&, double, const NoiseKey&, std::uint64_t,
+                        std::uint64_t) const {
+  throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
+}
+
 void Sampler::PreSums(const BlockState&, const BlockGradient&, const NoiseKey&, double*) const {}
 
 void Sampler::StepWithSums(BlockState& block, const BlockGradient& gradient, double step,

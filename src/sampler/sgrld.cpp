@@ -52,6 +52,101 @@ void Sgrld::StepRows(BlockState& block, const BlockGradient& gradient, double st
   });
 }
 
+namespace {
+
+// x[c] *= a[c]^j (c < n), a^j by repeated squaring: j is a span of iterations, a few dozen at
+// most between flushes, so this is a handful of multiplications per element.
+void ScaleByPower(float* x, float* a, std::uint64_t j, Eigen::Index n) {
+  if (j == 0) return;
+  for (std::uint64_t bits = j;; bits >>= 1) {
+    if (bits & 1)
+      for (Eigen::Index c = 0; c < n; ++c) x[c] *= a[c];
+    if (bits <= 1) return;
+    for (Eigen::Index c = 0; c < n; ++c) a[c] *= a[c];
+  }
+}
+
+}  // namespace
+
+// A row with data: Step's drift eps G^-1 (scale lik - lambda theta), without its noise; the
+// clock counts the step (clock = the last flush + the steps drifted since).
+void Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
+                     const float* lik, double* moment_change) const {
+  const Eigen::Index n = block.theta.cols();
+  row_scratch_.resize(n);
+  float* d = row_scratch_.data();
+  metric_->InverseOfRow(gradient, r, d);
+  const float eps = static_cast<float>(step), scale = static_cast<float>(gradient.scale);
+  const float* prior = gradient.prior_precision.data();
+  float* x = block.theta.row(r).data();
+  if (moment_change) {
+    const double weight = (*gradient.row_data_count)[r];
+    for (Eigen::Index c = 0; c < n; ++c) {
+      const float before = x[c];
+      x[c] += eps * d[c] * (scale * lik[c] - prior[c] * x[c]);
+      moment_change[c] +=
+          weight * (static_cast<double>(x[c]) * x[c] - static_cast<double>(before) * before);
+    }
+  } else {
+    for (Eigen::Index c = 0; c < n; ++c) x[c] += eps * d[c] * (scale * lik[c] - prior[c] * x[c]);
+  }
+  ++block.row_clock[static_cast<std::size_t>(r)];
+}
+
+void Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+                      const std::vector<std::uint32_t>& rows, double* moment_change) const {
+  NoiseVariance(step);  // the step's bounds
+  for (std::uint32_t r : rows)
+    DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change);
+}
+
+// Every row: the prior-only drift of the steps it sat out since the last flush (those the
+// clock has not counted: theta <- a^j theta, a = 1 - eps G^-1 lambda, PriorOnlyStep's map
+// without its noise), then the noise of the span's noise_steps steps at once. One step's
+// noise is v G^-1 (v = eps (2 - eps) or 2 eps); a Gaussian whose precision G matches
+// contracts by q = 1 - eps per step whether or not the row had data in it, so the span's
+// noise is v G^-1 sum_{i<k} q^2i, and the row's law at the flush is that of k steps with
+// their noise drawn step by step (exactly, for the matched Gaussian:
+// tests/sampler/deferred_noise_test.cpp).
+void Sgrld::FlushRows(BlockState& block, const BlockGradient& prior, double step,
+                      const NoiseKey& key, std::uint64_t now, std::uint64_t noise_steps) const {
+  const double v = NoiseVariance(step);
+  const double q2 = (1.0 - step) * (1.0 - step);
+  const double k = static_cast<double>(noise_steps);
+  // sum_{i<k} q^2i = (1 - q^2k) / (1 - q^2), with expm1/log1p for q next to 1
+  const double span = q2 == 1.0   ? k
+                      : q2 == 0.0 ? (noise_steps > 0 ? 1.0 : 0.0)
+                                  : std::expm1(k * std::log(q2)) / std::expm1(std::log(q2));
+  const auto variance = static_cast<float>(v * span);
+  const float eps = static_cast<float>(step);
+  Matrix& theta = block.theta;
+  std::vector<std::uint64_t>& clock = block.row_clock;
+  if (clock.size() != static_cast<std::size_t>(theta.rows()))
+    throw Error(ExitCode::kInternal, "FlushRows: a block without row clocks");
+  if (key.iteration != now)
+    throw Error(ExitCode::kInternal, "FlushRows: the key is not the flush's iteration");
+  const Eigen::Index n = theta.cols();
+  const float* lambda = prior.prior_precision.data();
+  Eigen::VectorXf d(n), a(n);
+  const auto contract = [&](Eigen::Index r) {
+    metric_->InverseOfRow(prior, r, d.data());
+    if (const std::uint64_t j = now - clock[static_cast<std::size_t>(r)]; j > 0) {
+      for (Eigen::Index c = 0; c < n; ++c) a[c] = 1.0f - eps * d[c] * lambda[c];
+      ScaleByPower(theta.row(r).data(), a.data(), j, n);
+    }
+    clock[static_cast<std::size_t>(r)] = now;
+  };
+  if (noise_steps == 0) {
+    for (Eigen::Index r = 0; r < theta.rows(); ++r) contract(r);
+    return;
+  }
+  ForEachRowWithNoise(key, theta.rows(), n, [&](Eigen::Index r, const float* z) {
+    contract(r);
+    float* x = theta.row(r).data();
+    for (Eigen::Index c = 0; c < n; ++c) x[c] += std::sqrt(variance * d[c]) * z[c];
+  });
+}
+
 void Sgrld::PriorOnlyStep(const BlockGradient& prior, double step, Eigen::Index r,
                           float* a_minus_one, float* variance) const {
   const float noise_variance = NoiseVariance(step);

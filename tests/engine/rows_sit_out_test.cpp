@@ -26,6 +26,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/model/bpmf/bpmf_metric.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/bpmf/mf_generator.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -170,6 +171,41 @@ TEST(RowsSitOut, TheChainHasTheLawOfSteppingEveryRow) {
 TEST(RowsSitOut, LeavingTheSkippedStepsOutIsRejected) {
   const Summary broken = OverChains(SharedData(), true, std::make_shared<SkippedStepsLeftOut>());
   EXPECT_FALSE(AgreeInLaw(broken, EveryRowEveryIteration(), "skipped steps left out"));
+}
+
+// Deferred noise (DESIGN.md section 9): with the expected-Fisher metric rows with data take
+// the drift only and every row's noise is drawn at the flushes (DeferredNoiseSpan: every
+// 6 iterations at this step, and at the evaluations). The law is exact for a Gaussian whose
+// precision the metric matches; here it must agree with stepping every row every iteration
+// under the same metric, within the same bounds. Negative control: a metric that claims to
+// approximate the precision but overstates it 4-fold. The deferred noise then assumes a
+// contraction that the steps do not have, and the two chains under that metric must
+// disagree.
+class OverstatedFisher : public ExpectedFisherMetric {
+ public:
+  void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override {
+    ExpectedFisherMetric::InverseOfRow(gradient, r, out);
+    for (Eigen::Index c = 0; c < gradient.prior_precision.size(); ++c) out[c] *= 0.25f;
+  }
+  void Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,
+                Matrix& d_g_inv) const override {
+    ExpectedFisherMetric::Evaluate(theta, gradient, g_inv, d_g_inv);
+    g_inv *= 0.25f;
+  }
+};
+
+TEST(RowsSitOut, DeferredNoiseHasTheLawOfSteppingEveryRow) {
+  const auto fisher = std::make_shared<ExpectedFisherMetric>();
+  const Summary deferred = OverChains(SharedData(), true, fisher);
+  const Summary eager = OverChains(SharedData(), false, fisher);
+  EXPECT_TRUE(AgreeInLaw(deferred, eager, "deferred noise"));
+}
+
+TEST(RowsSitOut, DeferredNoiseUnderAnOverstatedMetricIsRejected) {
+  const auto overstated = std::make_shared<OverstatedFisher>();
+  const Summary deferred = OverChains(SharedData(), true, overstated);
+  const Summary eager = OverChains(SharedData(), false, overstated);
+  EXPECT_FALSE(AgreeInLaw(deferred, eager, "deferred noise, overstated metric"));
 }
 
 }  // namespace

@@ -43,6 +43,11 @@ class DiagonalMetric {
   // G^-1 of row r into out[0 .. columns); Evaluate's g_inv row r, bit for bit. Only for a
   // metric constant in theta (the default throws Error(kInternal)).
   virtual void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const;
+  // Whether G is built to approximate each element's posterior precision (the prior's plus
+  // the likelihood's expected Fisher information), so that a step of eps G^-1 contracts an
+  // element by about 1 - eps: what deferring the noise of several steps relies on
+  // (Sampler::defers_noise). The default: no.
+  virtual bool approximates_precision() const { return false; }
 };
 
 // G^-1 = diag(v_c): one value per column (as prior_precision is), Gamma = 0. With all ones,

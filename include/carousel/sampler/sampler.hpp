@@ -50,6 +50,32 @@ class Sampler {
   virtual void StepRows(BlockState& block, const BlockGradient& gradient, double step,
                         const NoiseKey& noise, const std::vector<std::uint32_t>& rows) const;
 
+  // ---- Deferred noise (DESIGN.md section 9; defaults: not offered). For a sampler whose
+  // step of a Gaussian target with the metric's precision contracts theta - mean by the same
+  // q = 1 - eps in every element (SGRLD with a metric constant in theta), the noise of k
+  // steps may be drawn at the end of the k steps as one normal with the variance that
+  // leaves that Gaussian exact, sum_{i<k} q^2i times one step's. A model then moves a row
+  // with data by the step's drift only (DriftRows: no normals), a row without data not at
+  // all, and every row once per span takes the prior-only drift it missed and the span's
+  // noise (FlushRows). The row clock says up to which iteration a row's drift is applied.
+  virtual bool defers_noise() const { return false; }
+  // For each listed row (ascending local indices): the drift of Step without its noise; its
+  // clock counts the step. moment_change (null: not wanted) gets, per column, the change of
+  // row_data_count * theta^2 summed over the rows (what ExpectedFisherMetric's information
+  // is made of).
+  virtual void DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+                         const std::vector<std::uint32_t>& rows, double* moment_change) const;
+  // DriftRows for row r alone, its likelihood gradient at `lik` (gradient.lik_sum is not
+  // read): for a model that has a row's gradient before the others' (RowGradientSink). The
+  // caller checks the step's bounds (DriftRows does).
+  virtual void DriftRow(BlockState& block, const BlockGradient& gradient, double step,
+                        Eigen::Index r, const float* lik, double* moment_change) const;
+  // Every row of `block`: the prior-only drift of the steps it sat out (now - clock), then the
+  // noise of the `noise_steps` steps since the last flush, keyed by `key` (its iteration must
+  // be `now`); every clock becomes `now`. `prior` is as for CatchUpRows (scale 0).
+  virtual void FlushRows(BlockState& block, const BlockGradient& prior, double step,
+                         const NoiseKey& key, std::uint64_t now, std::uint64_t noise_steps) const;
+
   // ---- Coupling across blocks (defaults: none; local samplers need nothing below).
   // Per iteration the engine (or a single-block driver) does, with every block:
   //   1. PreSums at the gradient point; the sums over all blocks, added in block order,

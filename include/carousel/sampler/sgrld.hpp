@@ -53,12 +53,24 @@ class Sgrld : public Sampler {
                      float* variance) const override;
   void StepRows(BlockState& block, const BlockGradient& gradient, double step,
                 const NoiseKey& noise, const std::vector<std::uint32_t>& rows) const override;
+  // The step of a matched Gaussian contracts by q = 1 - eps with either transition: the
+  // noise of k steps, sum_{i<k} q^2i times one step's, is (1 - q^2k) G^-1 with "ou".
+  bool defers_noise() const override {
+    return metric_->constant_in_theta() && metric_->approximates_precision();
+  }
+  void DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+                 const std::vector<std::uint32_t>& rows, double* moment_change) const override;
+  void DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
+                const float* lik, double* moment_change) const override;
+  void FlushRows(BlockState& block, const BlockGradient& prior, double step, const NoiseKey& key,
+                 std::uint64_t now, std::uint64_t noise_steps) const override;
 
  private:
   float NoiseVariance(double step) const;  // per unit of G^-1
   std::shared_ptr<const DiagonalMetric> metric_;
   bool ou_;
-  mutable Matrix g_inv_, gamma_;  // scratch, reused across steps (no allocation per step)
+  mutable Matrix g_inv_, gamma_;         // scratch, reused across steps (no allocation per step)
+  mutable Eigen::VectorXf row_scratch_;  // DriftRow's G^-1 of one row
 };
 
 }  // namespace carousel

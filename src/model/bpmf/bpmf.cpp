@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include "carousel/util/error.hpp"
 #include "carousel/util/mix64.hpp"
 
 namespace carousel {
@@ -137,7 +138,8 @@ __attribute__((always_inline)) inline float DotVector(const float* a, const floa
 template <int K>
 TileGradientResult TileGradientVector(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                       const BpmfShape& shape, float mu, float tau,
-                                      const Subsample& subsample, Matrix& lik_w, Matrix& lik_h) {
+                                      const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
+                                      const RowGradientSink* w_sink) {
   constexpr int kChunks = RowVectors<K>::kChunks;
   TileGradientResult result;
   const bool bias = shape.bias;
@@ -171,6 +173,13 @@ TileGradientResult TileGradientVector(const TileRatings& tile, const Matrix& w, 
         row.Store(gh, c, _mm256_fmadd_ps(g, w_times[c], row.Load(gh, c)));
       }
     }
+    if (w_sink) {  // 0 + acc: the bits lik_w's row would have held
+      alignas(32) float gradient[8 * kChunks];
+      for (int c = 0; c < kChunks; ++c)
+        row.Store(gradient, c, _mm256_add_ps(_mm256_setzero_ps(), acc[c]));
+      (*w_sink)(r, gradient);
+      continue;
+    }
     float* gw_row = lik_w.row(r).data();
     for (int c = 0; c < kChunks; ++c)
       row.Store(gw_row, c, _mm256_add_ps(row.Load(gw_row, c), acc[c]));
@@ -190,12 +199,12 @@ template <int kFixed, bool kCurvature>
 TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                 const BpmfShape& shape, float mu, float tau,
                                 const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                CurvatureSubset* curvature) {
+                                CurvatureSubset* curvature, const RowGradientSink* w_sink) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
   // At K = 128 GCC compiles the scalar Dot without fusing every step, so its bits differ
   // from the vector pass's; that rank keeps the scalar pass, and with it its results.
   if constexpr (kFixed > 0 && kFixed <= 100 && !kCurvature)
-    return TileGradientVector<kFixed>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h);
+    return TileGradientVector<kFixed>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h, w_sink);
 #endif
   TileGradientResult result;
   const int k = kFixed > 0 ? kFixed : shape.rank;
@@ -223,6 +232,7 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
     // row's gradient starts at zero), without a load and a store of it per rating.
     float acc[kFixed > 0 ? kFixed + 1 : 1] = {};
     float* __restrict gw = kFixed > 0 ? acc : gw_row;
+    if (kFixed == 0 && w_sink) std::fill_n(gw_row, width, 0.0f);  // summed in place, then taken
     const float b = bias ? wr[k] : 0.0f;
     for (std::uint32_t e = begin; e < end; ++e) {
       bool in_subset = false;
@@ -260,6 +270,15 @@ TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const 
           ch[k] += g;
         }
       }
+    }
+    if (w_sink) {
+      if constexpr (kFixed > 0) {
+        for (int f = 0; f < k + (bias ? 1 : 0); ++f) acc[f] = 0.0f + acc[f];
+        (*w_sink)(r, acc);
+      } else {
+        (*w_sink)(r, gw_row);
+      }
+      continue;
     }
     if (kFixed > 0)
       for (int f = 0; f < k + (bias ? 1 : 0); ++f) gw_row[f] += acc[f];
@@ -353,7 +372,10 @@ decltype(auto) WithCompiledRank(int rank, F&& f) {
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
                                           const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                          CurvatureSubset* curvature) {
+                                          CurvatureSubset* curvature,
+                                          const RowGradientSink* w_sink) {
+  if (curvature && w_sink)
+    throw Error(ExitCode::kInternal, "AccumulateTileGradient: a row sink with a curvature subset");
   if (curvature) {
     curvature->lik_w.setZero(w.rows(), w.cols());
     curvature->lik_h.setZero(h.rows(), h.cols());
@@ -361,9 +383,9 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
   return WithCompiledRank(shape.rank, [&](auto fixed) {
     constexpr int K = decltype(fixed)::value;
     return curvature ? TileGradient<K, true>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
-                                             curvature)
+                                             curvature, nullptr)
                      : TileGradient<K, false>(tile, w, h, shape, mu, tau, subsample, lik_w, lik_h,
-                                              nullptr);
+                                              nullptr, w_sink);
   });
 }
 

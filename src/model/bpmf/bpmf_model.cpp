@@ -6,6 +6,7 @@
 
 #include "bpmf_model_impl.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/sampler/block_codec.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
 #include "carousel/util/byte_buffer.hpp"
@@ -49,6 +50,8 @@ BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShar
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
   lazy_ = config.lazy_rows && sampler_->composes_prior_steps() && !coupled();
+  deferred_ = lazy_ && config.deferred_noise && sampler_->defers_noise();
+  noise_every_ = DeferredNoiseSpan(config.step.a);
   ridge_ = config.ridge_move && config.priors.sample_hyper && config.priors.b0 > 0.0 &&
            !sampler_->remembers_past_iterates();
 }
@@ -217,6 +220,7 @@ std::string BpmfModel::Impl::SaveGlobal() const {
   out.PutArray(information_h_.data(), static_cast<std::size_t>(information_h_.size()));
   out.Put<std::uint8_t>(all_current_ ? 1 : 0);
   out.Put(now_);
+  out.Put(noise_since_);
   return out.Take();
 }
 
@@ -246,6 +250,7 @@ void BpmfModel::Impl::RestoreGlobal(const std::string& bytes) {
     all_current_ = in.Get<std::uint8_t>() != 0;
     now_ = in.Get<std::uint64_t>();
   }
+  if (!in.done()) noise_since_ = in.Get<std::uint64_t>();  // from deferred noise on
   cols_.clear();  // the blocks held at the restored stratum come next (RestoreColBlock)
 }
 
@@ -262,6 +267,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
     << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
+  if (deferred_) s << " noise=deferred";
   if (ridge_) s << " ridge-move";
   return s.str();
 }
@@ -287,6 +293,8 @@ void BpmfModel::UpdateRows(const IterationContext&) {
 void BpmfModel::EndIteration(const IterationContext& ctx) {
   const MfConfig& c = impl_->config_;
   impl_->now_ = ctx.t + 1;
+  if (impl_->deferred_ && impl_->RowsSitOutAt(ctx.t) && (ctx.t + 1) % impl_->noise_every_ == 0)
+    impl_->BringUpToDate(ctx.t + 1);  // the noise of a span is drawn at its end
   if (c.priors.sample_hyper && (ctx.t + 1) % c.hyper_every == 0) {
     impl_->BringUpToDate(ctx.t + 1);  // the precisions' conditional reads every row
     impl_->ResampleHyper(ctx.t);

@@ -84,7 +84,8 @@ struct BpmfModel::Impl {
   void Plan(const IterationContext& ctx);
   TileGradientResult TileLikelihood(const IterationPlan& plan, BpmfRowBlock& rb, int j,
                                     const Matrix& w, const Matrix& h, Matrix& lik_w, Matrix& lik_h,
-                                    CurvatureSubset* curvature = nullptr) const;
+                                    CurvatureSubset* curvature = nullptr,
+                                    const RowGradientSink* w_sink = nullptr) const;
   // The minibatch entries of tile (row block, j) at iteration t: the same on every rank.
   Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
   NoiseKey RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const;
@@ -94,6 +95,10 @@ struct BpmfModel::Impl {
   NoiseKey ColCatchUp(std::uint64_t now, int j) const;
   void StepRowsWithData(BlockState& block, const BlockGradient& gradient, const NoiseKey& noise,
                         const std::vector<std::uint32_t>& rows);
+  void DriftRowsWithData(BlockState& block, const BlockGradient& gradient,
+                         const std::vector<std::uint32_t>& rows, double* moment_change);
+  // Every clock of a block stepped whole at iteration t becomes t + 1 (lazy_ only).
+  void StepWholeBlock(BlockState& block, const BlockGradient& gradient, const NoiseKey& noise);
   bool coupled() const {
     return sampler_->pre_sum_count() > 0 || sampler_->post_sum_count() > 0 ||
            sampler_->needs_gradient_after_step();
@@ -174,6 +179,13 @@ struct BpmfModel::Impl {
   Eigen::VectorXf information_w_, information_h_;
   // Rows without data may sit out iterations (RowsSitOutAt), and blocks carry row clocks.
   bool lazy_ = false;
+  // Rows with data take only the drift, and the noise waits for BringUpToDate (deferred
+  // noise, Sampler::defers_noise): the noise of iterations noise_since_ .. now is owed.
+  bool deferred_ = false;
+  std::uint64_t noise_since_ = 0;  // checkpointed
+  // Every row is brought up to date (its noise drawn) at least every noise_every_ iterations
+  // (DeferredNoiseSpan).
+  std::uint64_t noise_every_ = 1;
   // The exact move along the W/H scale ridge follows each Gibbs step of the precisions.
   bool ridge_ = false;
   // Every row stands at the next iteration (after an iteration that stepped every row, or

@@ -41,12 +41,14 @@ void BpmfModel::Impl::Plan(const IterationContext& ctx) {
 TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, BpmfRowBlock& rb,
                                                    int j, const Matrix& w, const Matrix& h,
                                                    Matrix& lik_w, Matrix& lik_h,
-                                                   CurvatureSubset* curvature) const {
+                                                   CurvatureSubset* curvature,
+                                                   const RowGradientSink* w_sink) const {
   if (RowsSitOutAt(plan.t)) {  // the pass below adds to the rows with data only
     const TileRatings& tile = rb.tiles[j];
     lik_w.resize(w.rows(), w.cols());
     lik_h.resize(h.rows(), h.cols());
-    for (std::uint32_t r : tile.rows_with_data) lik_w.row(r).setZero();
+    if (!w_sink)
+      for (std::uint32_t r : tile.rows_with_data) lik_w.row(r).setZero();
     for (std::uint32_t c : tile.cols_with_data) lik_h.row(c).setZero();
   } else {
     lik_w.setZero(w.rows(), w.cols());
@@ -54,7 +56,7 @@ TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, Bp
   }
   return AccumulateTileGradient(rb.tiles[j], w, h, config_.shape, problem_.mu,
                                 static_cast<float>(hyper_.tau), Minibatch(plan, rb.id, j), lik_w,
-                                lik_h, curvature);
+                                lik_h, curvature, w_sink);
 }
 
 Subsample BpmfModel::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
@@ -72,7 +74,10 @@ NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
 
 void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
   const bool sit_out = RowsSitOutAt(ctx.t);
-  if (!sit_out) BringUpToDate(ctx.t);  // an iteration that steps every row starts from them all
+  if (!sit_out) {
+    BringUpToDate(ctx.t);      // an iteration that steps every row starts from them all
+    noise_since_ = ctx.t + 1;  // and draws every row's noise
+  }
   if (needs_information_) UpdateInformationPerDatum();
   all_current_ = !sit_out;
   Plan(ctx);
@@ -103,10 +108,26 @@ void BpmfModel::Impl::StepRowsWithData(BlockState& block, const BlockGradient& g
   stepped_rows_finite_ = stepped_rows_finite_ && RowsFinite(block.theta, rows);
 }
 
+// With deferred noise: the drift only; the noise and the prior-only drift of the steps the
+// rows sat out wait for BringUpToDate. moment_change: as Sampler::DriftRows.
+void BpmfModel::Impl::DriftRowsWithData(BlockState& block, const BlockGradient& gradient,
+                                        const std::vector<std::uint32_t>& rows,
+                                        double* moment_change) {
+  sampler_->DriftRows(block, gradient, plan_->step, rows, moment_change);
+  stepped_rows_finite_ = stepped_rows_finite_ && RowsFinite(block.theta, rows);
+}
+
+void BpmfModel::Impl::StepWholeBlock(BlockState& block, const BlockGradient& gradient,
+                                     const NoiseKey& noise) {
+  sampler_->Step(block, gradient, plan_->step, noise);
+  if (lazy_) std::fill(block.row_clock.begin(), block.row_clock.end(), plan_->t + 1);
+}
+
 // Samplers whose blocks update independently: the column blocks are updated first, so that
 // they travel while the row-blocks are updated (LocalRowSteps). Where rows without data sit
 // out, the rows and columns with data in the tile are first brought to this iteration (their
-// gradient is taken there), and only they are stepped.
+// gradient is taken there), and only they are stepped; with deferred noise they are not
+// brought up to date first, and take the drift only.
 void BpmfModel::Impl::LocalColumnSteps() {
   const IterationPlan& plan = *plan_;
   const bool sit_out = RowsSitOutAt(plan.t);
@@ -115,29 +136,47 @@ void BpmfModel::Impl::LocalColumnSteps() {
     const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
     BlockState& col = cols_.at(j);
     const TileRatings& tile = rb.tiles[j];
-    if (sit_out) {             // prior only: no likelihood term (scale 0)
-      if (needs_information_)  // they enter again after their step (LocalRowSteps)
+    if (sit_out) {                           // prior only: no likelihood term (scale 0)
+      if (needs_information_ && !deferred_)  // they enter again after their step (LocalRowSteps)
         AddWeightedSquares(rb.state.theta, rb.degree, &tile.rows_with_data, -1.0,
                            rb.weighted_squares.data());
-      CatchUpRows(
-          *sampler_, rb.state,
-          BlockGradient{rb.lik, 0.0, 0.0, plan.prior_w, &rb.degree, nullptr, plan.information_w},
-          plan.step, RowCatchUp(plan.t, rb.id), &tile.rows_with_data, plan.t);
-      CatchUpRows(*sampler_, col,
-                  BlockGradient{lik_h, 0.0, 0.0, plan.prior_h, &col_degree_[j], nullptr,
-                                plan.information_h},
-                  plan.step, ColCatchUp(plan.t, j), &tile.cols_with_data, plan.t);
+      if (!deferred_) {
+        CatchUpRows(
+            *sampler_, rb.state,
+            BlockGradient{rb.lik, 0.0, 0.0, plan.prior_w, &rb.degree, nullptr, plan.information_w},
+            plan.step, RowCatchUp(plan.t, rb.id), &tile.rows_with_data, plan.t);
+        CatchUpRows(*sampler_, col,
+                    BlockGradient{lik_h, 0.0, 0.0, plan.prior_h, &col_degree_[j], nullptr,
+                                  plan.information_h},
+                    plan.step, ColCatchUp(plan.t, j), &tile.cols_with_data, plan.t);
+      }
     }
-    const TileGradientResult result =
-        TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik, lik_h);
+    // With deferred noise a row of W drifts as soon as its gradient is summed (in the cache;
+    // the same bits as drifting it after the pass, which reads only its old value).
+    const BlockGradient row_gradient{rb.lik,     plan.scale, plan.batch,        plan.prior_w,
+                                     &rb.degree, nullptr,    plan.information_w};
+    double* moment = needs_information_ ? rb.weighted_squares.data() : nullptr;
+    const Eigen::Index width = rb.state.theta.cols();
+    const RowGradientSink drift_w = [&](Eigen::Index r, const float* gradient) {
+      sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
+      stepped_rows_finite_ =
+          stepped_rows_finite_ &&
+          carousel::AllFinite(rb.state.theta.row(r).data(), static_cast<std::size_t>(width));
+    };
+    const bool fused = sit_out && deferred_;
+    if (fused) sampler_->DriftRows(rb.state, row_gradient, plan.step, {}, nullptr);  // the bounds
+    const TileGradientResult result = TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik,
+                                                     lik_h, nullptr, fused ? &drift_w : nullptr);
     rb.minibatch_sse = result.sse;
     rb.minibatch_count = static_cast<double>(result.count);
     const BlockGradient col_gradient{lik_h,           plan.scale, plan.batch,        plan.prior_h,
                                      &col_degree_[j], nullptr,    plan.information_h};
-    if (sit_out)
+    if (sit_out && deferred_)
+      DriftRowsWithData(col, col_gradient, tile.cols_with_data, nullptr);
+    else if (sit_out)
       StepRowsWithData(col, col_gradient, ColNoise(plan, j), tile.cols_with_data);
     else
-      sampler_->Step(col, col_gradient, plan.step, ColNoise(plan, j));
+      StepWholeBlock(col, col_gradient, ColNoise(plan, j));
   }
 }
 
@@ -149,12 +188,13 @@ void BpmfModel::Impl::LocalRowSteps() {
                                  &rb.degree, nullptr,    plan.information_w};
     if (sit_out) {
       const int j = grid_->ColBlockInStratum(rb.id, plan.stratum);
+      if (deferred_) continue;  // the rows drifted with their gradient (LocalColumnSteps)
       StepRowsWithData(rb.state, gradient, RowNoise(plan, rb), rb.tiles[j].rows_with_data);
       if (needs_information_)
         AddWeightedSquares(rb.state.theta, rb.degree, &rb.tiles[j].rows_with_data, 1.0,
                            rb.weighted_squares.data());
     } else {
-      sampler_->Step(rb.state, gradient, plan.step, RowNoise(plan, rb));
+      StepWholeBlock(rb.state, gradient, RowNoise(plan, rb));
     }
   }
 }
@@ -169,7 +209,8 @@ NoiseKey BpmfModel::Impl::ColCatchUp(std::uint64_t now, int j) const {
 
 // The steps the rows sat out used the current precisions and step (the precisions change
 // only once every row is current; the step is constant where rows sit out); the metric is
-// the current one (DESIGN.md section 9).
+// the current one (DESIGN.md section 9). With deferred noise every row takes the prior-only
+// drift it missed and the noise of the iterations since the last flush.
 void BpmfModel::Impl::BringUpToDate(std::uint64_t now) {
   if (all_current_ || !lazy_) return;
   const double step = config_.step.At(now);
@@ -177,6 +218,21 @@ void BpmfModel::Impl::BringUpToDate(std::uint64_t now) {
   const Eigen::VectorXf prior_h = PriorPrecision(config_.shape, hyper_.lambda_h, hyper_.lambda_c);
   const Eigen::VectorXf* information_w = needs_information_ ? &information_w_ : nullptr;
   const Eigen::VectorXf* information_h = needs_information_ ? &information_h_ : nullptr;
+  if (deferred_) {
+    const std::uint64_t noise_steps = now - noise_since_;
+    for (BpmfRowBlock& rb : rows_)
+      sampler_->FlushRows(
+          rb.state, BlockGradient{rb.lik, 0.0, 0.0, prior_w, &rb.degree, nullptr, information_w},
+          step, RowCatchUp(now, rb.id), now, noise_steps);
+    for (auto& [j, block] : cols_)
+      sampler_->FlushRows(
+          block,
+          BlockGradient{block.theta, 0.0, 0.0, prior_h, &col_degree_[j], nullptr, information_h},
+          step, ColCatchUp(now, j), now, noise_steps);
+    noise_since_ = now;
+    all_current_ = true;
+    return;
+  }
   for (BpmfRowBlock& rb : rows_)
     CatchUpRows(*sampler_, rb.state,
                 BlockGradient{rb.lik, 0.0, 0.0, prior_w, &rb.degree, nullptr, information_w}, step,

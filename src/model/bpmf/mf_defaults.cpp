@@ -122,6 +122,13 @@ double DefaultRmspropLambda(const MfProblem& problem) {
   return kRmspropFloorPerRating / static_cast<double>(n);
 }
 
+std::uint64_t DeferredNoiseSpan(double step) {
+  constexpr double kSpanTime = 0.3;
+  // a small tolerance: 0.3 / 0.0375 is 7.9999... in floating point
+  const double k = step > 0.0 ? std::floor(kSpanTime / step * (1.0 + 1e-9)) : 1.0;
+  return static_cast<std::uint64_t>(std::clamp(k, 1.0, 1e9));
+}
+
 std::uint64_t DefaultMfKeepSamples(std::uint64_t users, std::uint64_t items, int width) {
   constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
   const double sample_bytes = static_cast<double>(users + items) * width * sizeof(float);

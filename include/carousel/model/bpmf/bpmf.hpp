@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "carousel/model/bpmf/bpmf_priors.hpp"
@@ -73,13 +74,22 @@ struct CurvatureSubset {
   Matrix lik_w, lik_h;
 };
 
+// Takes each row's likelihood gradient of a tile as soon as the row's ratings are summed,
+// instead of its being added to lik_w: (local row, its width() numbers). The tile's later
+// ratings do not read that row of W, so the sink may move it (deferred noise's drift,
+// DESIGN.md section 9) while the row is still in the cache.
+using RowGradientSink = std::function<void(Eigen::Index, const float*)>;
+
 // Adds sum_n grad log p(r_n | W, H) over the tile's minibatch entries to lik_w / lik_h
 // (which the caller zeroes). Residuals use parameters as they were before this call.
 // With `curvature`, the same pass also fills it (zeroed here) from the same residuals.
+// With `w_sink`, each row's gradient goes to it instead (lik_w is neither read nor written;
+// the same sums, bit for bit); not with `curvature`.
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
                                           const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                          CurvatureSubset* curvature = nullptr);
+                                          CurvatureSubset* curvature = nullptr,
+                                          const RowGradientSink* w_sink = nullptr);
 
 // The Fisher information of the ratings a pass visits, per parameter: for
 // r ~ N(mu + b_i + c_j + w_i . h_j, 1 / tau) the information about w_if is tau h_jf^2, about

@@ -47,6 +47,7 @@ class ExpectedFisherMetric : public DiagonalMetric {
                 Matrix& d_g_inv) const override;
   bool constant_in_theta() const override { return true; }
   void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override;
+  bool approximates_precision() const override { return true; }
 };
 
 }  // namespace carousel

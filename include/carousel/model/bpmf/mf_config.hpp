@@ -43,6 +43,13 @@ struct MfConfig {
   // composed steps when next needed (DESIGN.md section 9), for the samplers that allow it
   // (Sampler::composes_prior_steps). false: every row steps every iteration (tests compare).
   bool lazy_rows = true;
+  // Where rows sit out: a row with data in a tile takes only the step's drift there, and the
+  // noise of every step since the last point that reads every row (an evaluation, the
+  // precisions' Gibbs step) is drawn there at once, with the variance that keeps a matched
+  // Gaussian exact (DESIGN.md section 9; Sampler::defers_noise, SGRLD). So the normals of a
+  // pass follow the rows, not the tiles. false: each step's noise at the step (the rows
+  // brought up to date, composed, before their gradient).
+  bool deferred_noise = true;
   // After each Gibbs step of the precisions, the exact move along the W/H scale ridge
   // (bpmf_ridge.hpp), for samplers that keep no past iterates
   // (Sampler::remembers_past_iterates: not HAMCMC, whose memory pairs it would break).

@@ -41,6 +41,15 @@ inline constexpr std::uint64_t kMfBurnInPasses = 30;
 inline constexpr std::uint64_t kMfEvalEveryPasses = 1;
 std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 
+// Deferred noise (DESIGN.md section 9): the iterations between two draws of every row's
+// noise. Drawing k steps' noise at once is exact for a Gaussian whose precision the metric
+// matches; a mismatch of the metric weighs more as k eps grows (as k eps -> 0 any metric
+// gives the law of the steps drawn one by one). k eps <= 0.3, the time of one default step
+// at 1 or 2 tiles (which draws its noise every iteration), keeps the deferral's sensitivity
+// at that of the 2-tile default: k = max(1, floor(0.3 / eps)), two draws a pass at the
+// default step of more tiles (eps = 0.6 / tiles).
+std::uint64_t DeferredNoiseSpan(double step);
+
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
 
