@@ -48,7 +48,9 @@ struct BpmfRowBlock {
   // sum_r n_r theta_rc^2 (c < K) and sum_r n_r (last) over the block's rows, for the
   // expected-Fisher information (UpdateInformationPerDatum; checkpointed).
   std::vector<double> weighted_squares;
-  double minibatch_sse = 0.0;  // the last iteration's minibatch, for rmse_train
+  // The last iteration's minibatch (with deferred noise: that of the first iteration after
+  // the last flush), for rmse_train and tau's conditional.
+  double minibatch_sse = 0.0;
   double minibatch_count = 0.0;
 };
 
