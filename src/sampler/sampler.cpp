@@ -24,7 +24,7 @@ void Sampler::DriftRows(BlockState&, const BlockGradient&, double,
   throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
 }
 
-void Sampler::DriftRow(BlockState&, const BlockGradient&, double, Eigen::Index, const float*,
+bool Sampler::DriftRow(BlockState&, const BlockGradient&, double, Eigen::Index, const float*,
                        double*) const {
   throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
 }

@@ -1,6 +1,8 @@
 #include "carousel/sampler/sgrld.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "carousel/util/error.hpp"
@@ -69,35 +71,41 @@ void ScaleByPower(float* x, float* a, std::uint64_t j, Eigen::Index n) {
 }  // namespace
 
 // A row with data: Step's drift eps G^-1 (scale lik - lambda theta), without its noise; the
-// clock counts the step (clock = the last flush + the steps drifted since).
-void Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
+// clock counts the step (clock = the last flush + the steps drifted since). Called once per
+// row a tile touches, so kept to one pass over the row that the compiler vectorises.
+bool Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                      const float* lik, double* moment_change) const {
   const Eigen::Index n = block.theta.cols();
-  row_scratch_.resize(n);
-  float* d = row_scratch_.data();
+  if (row_scratch_.size() != 2 * n) row_scratch_.resize(2 * n);
+  float* __restrict d = row_scratch_.data();
+  float* __restrict change = d + n;
   metric_->InverseOfRow(gradient, r, d);
   const float eps = static_cast<float>(step), scale = static_cast<float>(gradient.scale);
-  const float* prior = gradient.prior_precision.data();
-  float* x = block.theta.row(r).data();
-  if (moment_change) {
-    const double weight = (*gradient.row_data_count)[r];
-    for (Eigen::Index c = 0; c < n; ++c) {
-      const float before = x[c];
-      x[c] += eps * d[c] * (scale * lik[c] - prior[c] * x[c]);
-      moment_change[c] +=
-          weight * (static_cast<double>(x[c]) * x[c] - static_cast<double>(before) * before);
-    }
-  } else {
-    for (Eigen::Index c = 0; c < n; ++c) x[c] += eps * d[c] * (scale * lik[c] - prior[c] * x[c]);
+  const float* __restrict prior = gradient.prior_precision.data();
+  const float* __restrict g = lik;
+  float* __restrict x = block.theta.row(r).data();
+  const float weight = gradient.row_data_count ? (*gradient.row_data_count)[r] : 0.0f;
+  std::uint32_t not_finite = 0;  // an all-ones exponent: infinite or NaN
+  for (Eigen::Index c = 0; c < n; ++c) {
+    const float before = x[c];
+    const float after = before + eps * d[c] * (scale * g[c] - prior[c] * before);
+    x[c] = after;
+    change[c] = weight * (after * after - before * before);
+    std::uint32_t bits;
+    std::memcpy(&bits, &after, sizeof bits);
+    not_finite |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
   }
+  if (moment_change)
+    for (Eigen::Index c = 0; c < n; ++c) moment_change[c] += change[c];
   ++block.row_clock[static_cast<std::size_t>(r)];
+  return not_finite == 0;
 }
 
 void Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                       const std::vector<std::uint32_t>& rows, double* moment_change) const {
   NoiseVariance(step);  // the step's bounds
   for (std::uint32_t r : rows)
-    DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change);
+    DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change);  // finite: the caller checks
 }
 
 // Every row: the prior-only drift of the steps it sat out since the last flush (those the

@@ -67,8 +67,8 @@ class Sampler {
                          const std::vector<std::uint32_t>& rows, double* moment_change) const;
   // DriftRows for row r alone, its likelihood gradient at `lik` (gradient.lik_sum is not
   // read): for a model that has a row's gradient before the others' (RowGradientSink). The
-  // caller checks the step's bounds (DriftRows does).
-  virtual void DriftRow(BlockState& block, const BlockGradient& gradient, double step,
+  // caller checks the step's bounds (DriftRows does). Returns whether the row is finite.
+  virtual bool DriftRow(BlockState& block, const BlockGradient& gradient, double step,
                         Eigen::Index r, const float* lik, double* moment_change) const;
   // Every row of `block`: the prior-only drift of the steps it sat out (now - clock), then the
   // noise of the `noise_steps` steps since the last flush, keyed by `key` (its iteration must

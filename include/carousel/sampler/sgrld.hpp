@@ -60,7 +60,7 @@ class Sgrld : public Sampler {
   }
   void DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                  const std::vector<std::uint32_t>& rows, double* moment_change) const override;
-  void DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
+  bool DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                 const float* lik, double* moment_change) const override;
   void FlushRows(BlockState& block, const BlockGradient& prior, double step, const NoiseKey& key,
                  std::uint64_t now, std::uint64_t noise_steps) const override;
@@ -70,7 +70,7 @@ class Sgrld : public Sampler {
   std::shared_ptr<const DiagonalMetric> metric_;
   bool ou_;
   mutable Matrix g_inv_, gamma_;         // scratch, reused across steps (no allocation per step)
-  mutable Eigen::VectorXf row_scratch_;  // DriftRow's G^-1 of one row
+  mutable Eigen::VectorXf row_scratch_;  // DriftRow's G^-1 and moment change of one row
 };
 
 }  // namespace carousel

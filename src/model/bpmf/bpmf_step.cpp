@@ -156,12 +156,9 @@ void BpmfModel::Impl::LocalColumnSteps() {
     const BlockGradient row_gradient{rb.lik,     plan.scale, plan.batch,        plan.prior_w,
                                      &rb.degree, nullptr,    plan.information_w};
     double* moment = needs_information_ ? rb.weighted_squares.data() : nullptr;
-    const Eigen::Index width = rb.state.theta.cols();
     const RowGradientSink drift_w = [&](Eigen::Index r, const float* gradient) {
-      sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
-      stepped_rows_finite_ =
-          stepped_rows_finite_ &&
-          carousel::AllFinite(rb.state.theta.row(r).data(), static_cast<std::size_t>(width));
+      const bool finite = sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
+      stepped_rows_finite_ = stepped_rows_finite_ && finite;
     };
     const bool fused = sit_out && deferred_;
     if (fused) sampler_->DriftRows(rb.state, row_gradient, plan.step, {}, nullptr);  // the bounds
