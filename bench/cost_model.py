@@ -6,12 +6,12 @@ multiple of P); a pass is B iterations of one stratum; rank p owns B/P consecuti
 row-blocks and processes one tile per row-block per iteration. Per pass, over all ranks:
 
   compute = ratings * c_rating
-          + touched * width * c_row                        (rows with data in their tile)
-          + touched * skip * width * c_catchup             (composed move of a row that sat out)
-          + evals * (users + items) * width * c_catchup    (flush before evaluation/hyper step)
+          + touched * width * c_row                        (drift of rows with data in their tile)
+          + flushes * (users + items) * width * c_catchup  (every row's deferred noise)
 
-with touched = sum over rows of B * (1 - (1 - 1/B)^d) and skip = (1 - 1/B)^d, d the mean
-degree of the side (ratings/users, ratings/items). Compute divides evenly by P (seeded
+with touched = sum over rows of B * (1 - (1 - 1/B)^d), d the mean degree of the side
+(ratings/users, ratings/items), and flushes the draws of every row's noise per pass: one at
+B = 1, else B / floor(B / 2) (DeferredNoiseSpan at the default step 0.6 / B: about two). Compute divides evenly by P (seeded
 permutations balance the tiles); every rank also unpacks the all-gathered H, and rank 0
 adds it to the posterior moments (serial, per evaluation). An iteration costs
   tile work + max(row work, shift) + reductions * latency * ceil(log2 P)
@@ -34,10 +34,12 @@ C_RATING = 13e-9       # s per rating (gradient term, width 33). The brief's def
 #                        with bench/README.md "Per-core rate": 71.8M ratings/s per core at
 #                        P = 1, K = 32, i.e. 13.9 ns per rating for a whole iteration.
 #                        Scaled by width / 33 for other --rank (dot product + two axpys).
-C_ROW = 1.5e-9         # s per element of a row stepped with data (SGRLD step, keyed normal,
-#                        metric). The brief's placeholder, not measured yet.
-C_CATCHUP = 3e-9       # s per element of a composed k-step move (keyed normal, exp). The
-#                        brief's placeholder, not measured yet.
+C_ROW = 0.83e-9        # s per element of a row drifted with data (metric, drift, the metric's
+#                        sums; mostly moving the row through memory): from the 2-core VM's
+#                        one-rank passes on gen-25M at 1 and 16 tiles (0.539 and 0.801 s) with
+#                        C_CATCHUP below. It is 2.2e-9 between 16 and 64 tiles, where W no
+#                        longer stays in any cache between a row's touches.
+C_CATCHUP = 4e-9       # s per element of a flush (keyed normal 3 ns, metric, contraction).
 C_COPY = 0.5e-9        # s per float copied (unpacking the gathered H): memory speed,
 #                        about 8 GB/s of read + write. A guess.
 BANDWIDTH_GBS = 10.0   # GB/s per rank, each direction. The brief's default.
@@ -113,11 +115,15 @@ def touch_probability(b, degree):
 
 
 def row_work(a, n_rows, degree, b):
-    """Seconds per pass (all ranks) of the rows of one side: stepped rows plus catch-ups."""
+    """Seconds per pass (all ranks) of the rows of one side: the drifts of touched rows."""
     touched = n_rows * b * touch_probability(b, degree)
-    skip = (1.0 - 1.0 / b) ** degree  # the previous tile held none of the row's ratings
-    per_touch = a.width * (a.c_row + skip * a.c_catchup)
-    return touched, touched * per_touch
+    return touched, touched * a.width * a.c_row
+
+
+def flushes_per_pass(b):
+    """Draws of every row's deferred noise per pass at the default step (0.3 at one tile, else
+    0.6 / B; a span of max(1, floor(0.3 / step)) iterations)."""
+    return 1.0 if b == 1 else b / max(1, b // 2)
 
 
 def block_bytes(a, rows):
@@ -160,7 +166,7 @@ def model(a, shape, p):
     d_user, d_item = ratings / users, ratings / items
     touched_u, work_u = row_work(a, users, d_user, b)
     touched_i, work_i = row_work(a, items, d_item, b)
-    flush = a.evals_per_pass * (users + items) * a.width * a.c_catchup
+    flush = max(a.evals_per_pass, flushes_per_pass(b)) * (users + items) * a.width * a.c_catchup
     whole_h = a.evals_per_pass * items * a.width * (a.c_copy + a.c_catchup)  # unpack; moments
     rating_work = ratings * c_rating
     compute_pass = (rating_work + work_u + work_i + flush) / p + whole_h
