@@ -19,6 +19,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/dense_npy_loader.hpp"
+#include "carousel/io/json.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/ratings_reader.hpp"
@@ -336,6 +337,20 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
     WriteMatrixNpy(options.basics.out + "/H_var.npy", h_var.transpose());
     if (config.reconstruct)
       WriteMatrixNpy(options.basics.out + "/reconstruction.npy", reconstruction);
+    io::RunModelJson description = RunDescription("amf", config.sampler.name, config.chain());
+    description.facts = {{"rank", std::to_string(config.rank)},
+                         {"alpha", io::JsonNumber(config.alpha)},
+                         {"lambda_w", io::JsonNumber(config.lambda_w)},
+                         {"lambda_h", io::JsonNumber(config.lambda_h)},
+                         {"rows", std::to_string(data.problem.rows)},
+                         {"cols", std::to_string(data.problem.cols)},
+                         {"posterior_draws", std::to_string(model.collected())}};
+    description.files = {{"W_mean", "W_mean.npy"},
+                         {"H_mean", "H_mean.npy"},
+                         {"W_var", "W_var.npy"},
+                         {"H_var", "H_var.npy"}};
+    if (config.reconstruct) description.files.push_back({"reconstruction", "reconstruction.npy"});
+    io::WriteRunModelJson(options.basics.out, description);
     const AmfTraceRow& last = model.trace().back();
     std::printf(
         "carousel amf: %llu iterations on %d rank(s) in %.2f s; training log-likelihood %.6g "

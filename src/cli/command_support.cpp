@@ -14,6 +14,7 @@
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/version.hpp"
 
 namespace carousel::cli {
 
@@ -172,6 +173,20 @@ int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& comman
                  StopSignalName(), static_cast<unsigned long long>(iteration),
                  CheckpointDir(out).c_str(), command.c_str(), out.c_str());
   return static_cast<int>(ExitCode::kInterrupted);
+}
+
+io::RunModelJson RunDescription(const std::string& model, const std::string& sampler,
+                                const ChainOptions& chain) {
+  io::RunModelJson m;
+  m.model = model;
+  m.version = kVersion;
+  m.sampler = sampler;
+  m.seed = chain.seed;
+  m.tiles = chain.tiles;
+  m.iterations = chain.iterations;
+  m.burn_in = chain.burn_in;
+  m.thin = chain.thin;
+  return m;
 }
 
 double PeakRssKib() {

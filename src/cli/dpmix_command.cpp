@@ -26,6 +26,7 @@
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/dpmix/dpmix_model.hpp"
@@ -268,6 +269,15 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
     if (!corpus.vocab.empty())
       io::WriteFileAtomically(options.basics.out + "/components.txt",
                               comments + ComponentLines(means, K, corpus.vocab));
+    io::RunModelJson description = RunDescription("dpmix", options.sampler, config.chain());
+    description.facts = {{"categories", std::to_string(corpus.vocabulary)},
+                         {"components", std::to_string(K)},
+                         {"alpha_shape", io::JsonNumber(config.alpha_shape)},
+                         {"alpha_rate", io::JsonNumber(config.alpha_rate)},
+                         {"max_components", std::to_string(config.max_components)}};
+    description.files = {{"components", "components.npy"}, {"clusters", "clusters.csv"}};
+    if (!corpus.vocab.empty()) description.files.push_back({"component_words", "components.txt"});
+    io::WriteRunModelJson(options.basics.out, description);
     const DpmixTraceRow& last = model.trace().back();
     std::printf(
         "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "

@@ -16,6 +16,7 @@
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/json.hpp"
 #include "carousel/io/line_ranges.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
@@ -446,6 +447,19 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
     if (!corpus.vocab.empty()) io::WriteVocabulary(options.basics.out + "/vocab.txt", corpus.vocab);
     io::WriteFileAtomically(options.basics.out + "/topics.txt", top_words);
     io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
+    io::RunModelJson description = RunDescription("lda", options.sampler, config.chain());
+    description.facts = {{"topics", std::to_string(config.topics)},
+                         {"alpha", io::JsonNumber(config.alpha)},
+                         {"beta", io::JsonNumber(config.beta)},
+                         {"vocabulary", std::to_string(corpus.vocabulary)},
+                         {"documents", std::to_string(corpus.documents)},
+                         {"posterior_draws", std::to_string(samples)}};
+    description.files = {{"topic_word", "topic_word.npy"},
+                         {"doc_topic", "doc_topic.npy"},
+                         {"topics", "topics.txt"},
+                         {"held_out_documents", "heldout.txt"}};
+    if (!corpus.vocab.empty()) description.files.push_back({"vocabulary", "vocab.txt"});
+    io::WriteRunModelJson(options.basics.out, description);
     const LdaTraceRow& last = model.trace().back();
     char perplexity[160];
     if (has_held_out)

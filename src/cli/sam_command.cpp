@@ -14,6 +14,7 @@
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/corpus_reader.hpp"
+#include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/lda/lda_outputs.hpp"
@@ -255,6 +256,16 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
     std::vector<std::uint32_t> held_out = survey.held_out.ids;
     std::sort(held_out.begin(), held_out.end());
     io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
+    io::RunModelJson description = RunDescription("sam", options.sampler.name, config.chain());
+    description.facts = {
+        {"topics", std::to_string(config.topics)}, {"alpha", io::JsonNumber(config.alpha)},
+        {"sigma", io::JsonNumber(config.sigma)},   {"kappa0", io::JsonNumber(config.kappa0)},
+        {"kappa1", io::JsonNumber(config.kappa1)}, {"vocabulary", std::to_string(V)}};
+    description.files = {{"topic_vectors", "topic_vectors.npy"},
+                         {"words", "words.txt"},
+                         {"topics", "topics.txt"},
+                         {"held_out_documents", "heldout.txt"}};
+    io::WriteRunModelJson(options.basics.out, description);
     const SamTraceRow& last = model.trace().back();
     std::printf(
         "carousel sam: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "

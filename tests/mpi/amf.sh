@@ -56,7 +56,9 @@ for sampler in psgld sgld hamcmc sgnht; do
   done
   same_amf_outputs "$T/$sampler-p1" "$T/$sampler-p2" "$sampler: 1 vs 2 ranks"
   same_amf_outputs "$T/$sampler-p1" "$T/$sampler-p4" "$sampler: 1 vs 4 ranks"
-  ok "$sampler: 1, 2 and 4 ranks give bitwise-identical outputs"
+  cmp -s "$T/$sampler-p1/model.json" "$T/$sampler-p4/model.json" || fail "$sampler: model.json differs"
+  check_model_json "$T/$sampler-p1" amf
+  ok "$sampler: 1, 2 and 4 ranks give bitwise-identical outputs and model.json"
 done
 files_differ "$T/psgld-p1/W_mean.npy" "$T/sgld-p1/W_mean.npy" || fail "psgld and sgld agree"
 files_differ "$T/psgld-p1/W_mean.npy" "$T/hamcmc-p1/W_mean.npy" || fail "psgld and hamcmc agree"

@@ -38,7 +38,9 @@ for sampler in scir sgrld; do
   done
   same_dpmix_outputs "$T/$sampler-p1" "$T/$sampler-p2" "$sampler: P=1 vs P=2"
   same_dpmix_outputs "$T/$sampler-p1" "$T/$sampler-p4" "$sampler: P=1 vs P=4"
-  ok "$sampler: P=1, 2, 4 give bitwise-identical components.npy, clusters.csv, trace.csv"
+  cmp -s "$T/$sampler-p1/model.json" "$T/$sampler-p4/model.json" || fail "$sampler: model.json differs"
+  check_model_json "$T/$sampler-p1" dpmix
+  ok "$sampler: P=1, 2, 4 give bitwise-identical components.npy, clusters.csv, trace.csv, model.json"
 done
 # The trace reports what the issue asks: log predictive, occupied components and alpha.
 head_line=$(strip_comments "$T/scir-p1/trace.csv" | head -n 1)

@@ -42,7 +42,9 @@ same_lda_outputs "$T/mh-p1" "$T/mh-p2" "doc-sampler mh: P=1 vs P=2"
 same_lda_outputs "$T/mh-p1" "$T/mh-p4" "doc-sampler mh: P=1 vs P=4"
 files_differ "$T/scir-cyclic-p1/topic_word.npy" "$T/mh-p1/topic_word.npy" ||
   fail "--doc-sampler mh gives the Gibbs chain's topic_word.npy"
-ok "doc-sampler mh: P=1, 2, 4 give bitwise-identical outputs, other than Gibbs's"
+cmp -s "$T/mh-p1/model.json" "$T/mh-p4/model.json" || fail "doc-sampler mh: model.json differs"
+check_model_json "$T/mh-p1" lda
+ok "doc-sampler mh: P=1, 2, 4 give bitwise-identical outputs and model.json, other than Gibbs's"
 
 # Reading by rank (DESIGN.md section 8): each rank parses its byte range and the entries go
 # to the rank of their document. The same chain from the corpus with its entry lines in

@@ -428,3 +428,22 @@ stop_run() {
 
 # sigterm_run DIR CMD... : stop_run with SIGTERM.
 sigterm_run() { stop_run TERM "$@"; }
+
+# check_model_json DIR MODEL : DIR/model.json is a MODEL run's (format "carousel MODEL
+# model"), holds the members every model's has, and names only files that DIR holds
+# (doc/outputs.md, "model.json").
+check_model_json() {
+  local dir=$1 model=$2
+  /usr/bin/python3 - "$dir" "$model" <<'PY' || fail "$dir/model.json is not a complete $model model.json"
+import json, os, sys
+d, model = sys.argv[1], sys.argv[2]
+m = json.load(open(os.path.join(d, "model.json")))
+assert m["format"] == f"carousel {model} model", m["format"]
+for key in ("format_version", "carousel", "sampler", "seed", "tiles", "iterations", "burn_in",
+            "thin", "files"):
+    assert key in m, f"no {key}"
+assert m["files"], "no files"
+for role, name in m["files"].items():
+    assert os.path.isfile(os.path.join(d, name)), f"{role}: {name} is not in the run"
+PY
+}

@@ -45,7 +45,9 @@ for sampler in gsgnht sggmc; do
   done
   same_sam_outputs "$T/$sampler-p1" "$T/$sampler-p2" "$sampler: 1 vs 2 ranks"
   same_sam_outputs "$T/$sampler-p1" "$T/$sampler-p4" "$sampler: 1 vs 4 ranks"
-  ok "$sampler: 1, 2 and 4 ranks give bitwise-identical outputs"
+  cmp -s "$T/$sampler-p1/model.json" "$T/$sampler-p4/model.json" || fail "$sampler: model.json differs"
+  check_model_json "$T/$sampler-p1" sam
+  ok "$sampler: 1, 2 and 4 ranks give bitwise-identical outputs and model.json"
 done
 files_differ "$T/gsgnht-p1/topic_vectors.npy" "$T/sggmc-p1/topic_vectors.npy" ||
   fail "gsgnht and sggmc gave the same topics"

@@ -15,6 +15,7 @@
 #include "carousel/cli/run_config.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/io/corpus_loader.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/util/error.hpp"
 
@@ -189,6 +190,10 @@ struct LoadStats {
 };
 
 // Peak resident memory of this process so far (VmHWM), in KiB.
+// model.json's members every model shares (io::RunModelJson), from the chain's options.
+io::RunModelJson RunDescription(const std::string& model, const std::string& sampler,
+                                const ChainOptions& chain);
+
 double PeakRssKib();
 
 // The statistics of a load that began at `start` and has just ended.

@@ -1,0 +1,28 @@
+// model.json of a run of lda, sam, dpmix or amf (mf writes its own, with its samples, for
+// `carousel predict`: mf_outputs.hpp): what the run was, the model's dimensions and
+// hyperparameters, and the files a later command reads (doc/outputs.md, "model.json").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace carousel::io {
+
+struct RunModelJson {
+  std::string model;    // "lda", "sam", "dpmix", "amf": format "carousel <model> model"
+  std::string version;  // carousel's
+  std::string sampler;  // as the user names it
+  std::uint64_t seed = 0, iterations = 0, burn_in = 0, thin = 0;
+  int tiles = 1;
+  // The model's own members, in order: key and its JSON value (JsonNumber, JsonString, ...).
+  std::vector<std::pair<std::string, std::string>> facts;
+  // The outputs a later command reads: what it holds, and its file name in the run directory.
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
+// Writes dir/model.json atomically; format_version 1.
+void WriteRunModelJson(const std::string& dir, const RunModelJson& m);
+
+}  // namespace carousel::io
