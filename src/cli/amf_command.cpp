@@ -350,6 +350,14 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
                          {"W_var", "W_var.npy"},
                          {"H_var", "H_var.npy"}};
     if (config.reconstruct) description.files.push_back({"reconstruction", "reconstruction.npy"});
+    if (!dense) {  // sparse input names its rows and columns: row i of W_mean.npy is row_ids[i]
+      const auto& rows = data.users.externals();
+      const auto& cols = data.items.externals();
+      io::WriteNpy(options.basics.out + "/row_ids.npy", rows.data(), {rows.size()});
+      io::WriteNpy(options.basics.out + "/col_ids.npy", cols.data(), {cols.size()});
+      description.files.push_back({"row_ids", "row_ids.npy"});
+      description.files.push_back({"col_ids", "col_ids.npy"});
+    }
     io::WriteRunModelJson(options.basics.out, description);
     const AmfTraceRow& last = model.trace().back();
     std::printf(

@@ -36,13 +36,13 @@ const std::vector<std::string>& RunOutputFiles() {
   // carousel lda (lda_command.cpp), dpmix's components and clusters (dpmix_command.cpp) and
   // amf's reconstruction (amf_command.cpp).
   static const std::vector<std::string> files = {
-      "trace.csv",          "predictions.csv",    "W_mean.npy",         "W_var.npy",
-      "W_sample.npy",       "H_mean.npy",         "H_var.npy",          "H_sample.npy",
-      "user_bias_mean.npy", "user_bias_var.npy",  "item_bias_mean.npy", "item_bias_var.npy",
-      "user_ids.npy",       "item_ids.npy",       "topic_word.npy",     "topics.txt",
-      "heldout.txt",        "draws/chain-1.csv",  "chains.txt",         "doc_topic.npy",
-      "vocab.txt",          "model.json",         "components.npy",     "components.txt",
-      "clusters.csv",       "reconstruction.npy",
+      "trace.csv",          "predictions.csv",   "W_mean.npy",         "W_var.npy",
+      "W_sample.npy",       "H_mean.npy",        "H_var.npy",          "H_sample.npy",
+      "user_bias_mean.npy", "user_bias_var.npy", "item_bias_mean.npy", "item_bias_var.npy",
+      "user_ids.npy",       "item_ids.npy",      "topic_word.npy",     "topics.txt",
+      "heldout.txt",        "draws/chain-1.csv", "chains.txt",         "doc_topic.npy",
+      "vocab.txt",          "model.json",        "row_ids.npy",        "col_ids.npy",
+      "components.npy",     "components.txt",    "clusters.csv",       "reconstruction.npy",
   };
   return files;
 }

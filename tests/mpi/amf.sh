@@ -210,6 +210,21 @@ npy_check 'a[0][2][0::3] + a[0][2][1::3] == a[1][2][0::2] + a[1][2][1::2]' \
   "$T/sparse-fix/W_mean.npy" "$T/fixed80.npy" ||
   fail "sparse input: W's first two columns are not the --fix-rows columns"
 ok "dense real and complex differ; --fix-rows on sparse input fixes W's first columns by row id"
+# Sparse input has ids: row_ids.npy and col_ids.npy name W's rows and H's rows, in order,
+# and model.json lists them; the input's ids are 1..80 and 1..60 (every one rated).
+/usr/bin/python3 - "$T/sparse-fix" <<'PY' || fail "sparse input: the id maps are wrong"
+import json, sys
+import numpy as np
+d = sys.argv[1]
+rows, cols = np.load(f"{d}/row_ids.npy"), np.load(f"{d}/col_ids.npy")
+w, h = np.load(f"{d}/W_mean.npy"), np.load(f"{d}/H_mean.npy")
+assert len(rows) == w.shape[0] and len(cols) == h.shape[0], (rows.shape, w.shape, cols.shape, h.shape)
+assert sorted(rows.tolist()) == list(range(1, len(rows) + 1)), rows[:5]
+files = json.load(open(f"{d}/model.json"))["files"]
+assert files["row_ids"] == "row_ids.npy" and files["col_ids"] == "col_ids.npy", files
+PY
+[[ ! -e $T/real-p1/row_ids.npy && -e $T/real-p1/W_mean.npy ]] || fail "dense input wrote row_ids.npy"
+ok "sparse input writes row_ids.npy and col_ids.npy (in model.json); dense input none"
 
 # ---------------------------------------------------------------------------------------
 # Denoising at alpha = 2, where the alpha-Wiener filter is the Wiener filter: X = S + N with
