@@ -19,7 +19,7 @@ void Sampler::StepRows(BlockState&, const BlockGradient&, double, const NoiseKey
   throw Error(ExitCode::kInternal, "sampler " + name() + " steps whole blocks only");
 }
 
-void Sampler::DriftRows(BlockState&, const BlockGradient&, double,
+bool Sampler::DriftRows(BlockState&, const BlockGradient&, double,
                         const std::vector<std::uint32_t>&, double*) const {
   throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
 }

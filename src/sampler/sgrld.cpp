@@ -75,6 +75,7 @@ void ScaleByPower(float* x, float* a, std::uint64_t j, Eigen::Index n) {
 // row a tile touches, so kept to one pass over the row that the compiler vectorises.
 bool Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                      const float* lik, double* moment_change) const {
+  if (ou_ && !(step < 1.0)) NoiseVariance(step);  // throws: the step's bounds
   const Eigen::Index n = block.theta.cols();
   if (row_scratch_.size() != 2 * n) row_scratch_.resize(2 * n);
   float* __restrict d = row_scratch_.data();
@@ -101,11 +102,13 @@ bool Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double st
   return not_finite == 0;
 }
 
-void Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+bool Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                       const std::vector<std::uint32_t>& rows, double* moment_change) const {
-  NoiseVariance(step);  // the step's bounds
+  bool finite = true;
   for (std::uint32_t r : rows)
-    DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change);  // finite: the caller checks
+    finite =
+        DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change) && finite;
+  return finite;
 }
 
 // Every row: the prior-only drift of the steps it sat out since the last flush (those the

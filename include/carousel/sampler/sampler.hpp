@@ -62,8 +62,8 @@ class Sampler {
   // For each listed row (ascending local indices): the drift of Step without its noise; its
   // clock counts the step. moment_change (null: not wanted) gets, per column, the change of
   // row_data_count * theta^2 summed over the rows (what ExpectedFisherMetric's information
-  // is made of).
-  virtual void DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+  // is made of). Returns whether every listed row is finite.
+  virtual bool DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                          const std::vector<std::uint32_t>& rows, double* moment_change) const;
   // DriftRows for row r alone, its likelihood gradient at `lik` (gradient.lik_sum is not
   // read): for a model that has a row's gradient before the others' (RowGradientSink). The

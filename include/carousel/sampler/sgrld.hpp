@@ -58,7 +58,7 @@ class Sgrld : public Sampler {
   bool defers_noise() const override {
     return metric_->constant_in_theta() && metric_->approximates_precision();
   }
-  void DriftRows(BlockState& block, const BlockGradient& gradient, double step,
+  bool DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                  const std::vector<std::uint32_t>& rows, double* moment_change) const override;
   bool DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                 const float* lik, double* moment_change) const override;

@@ -113,8 +113,8 @@ void BpmfModel::Impl::StepRowsWithData(BlockState& block, const BlockGradient& g
 void BpmfModel::Impl::DriftRowsWithData(BlockState& block, const BlockGradient& gradient,
                                         const std::vector<std::uint32_t>& rows,
                                         double* moment_change) {
-  sampler_->DriftRows(block, gradient, plan_->step, rows, moment_change);
-  stepped_rows_finite_ = stepped_rows_finite_ && RowsFinite(block.theta, rows);
+  const bool finite = sampler_->DriftRows(block, gradient, plan_->step, rows, moment_change);
+  stepped_rows_finite_ = stepped_rows_finite_ && finite;
 }
 
 void BpmfModel::Impl::StepWholeBlock(BlockState& block, const BlockGradient& gradient,
@@ -157,11 +157,11 @@ void BpmfModel::Impl::LocalColumnSteps() {
                                      &rb.degree, nullptr,    plan.information_w};
     double* moment = needs_information_ ? rb.weighted_squares.data() : nullptr;
     const RowGradientSink drift_w = [&](Eigen::Index r, const float* gradient) {
-      const bool finite = sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
+      const bool finite =
+          sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
       stepped_rows_finite_ = stepped_rows_finite_ && finite;
     };
     const bool fused = sit_out && deferred_;
-    if (fused) sampler_->DriftRows(rb.state, row_gradient, plan.step, {}, nullptr);  // the bounds
     const TileGradientResult result = TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik,
                                                      lik_h, nullptr, fused ? &drift_w : nullptr);
     // With deferred noise the residuals between flushes are taken at points that lack the
