@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "carousel/model/bpmf/bpmf_metric.hpp"
+#include "carousel/sampler/registry.hpp"
+#include "carousel/util/error.hpp"
 
 namespace carousel {
 namespace {
@@ -56,6 +58,31 @@ TEST(MfDefaults, SgrldOuStepShrinksWithTheGradientScale) {
 // The burn-in is 30 passes over the data (an iteration is 1/B of a pass with B tiles per
 // side), at most half of the iterations; at one tile it ends with SGRLD's 30-iteration
 // warm-up.
+// Every factor sampler of the registry has mf's defaults; a name without them is an internal
+// error, not SGLD's step in disguise.
+TEST(MfDefaults, EveryFactorSamplerHasARowAndNoOtherName) {
+  const MfProblem problem = Problem(80000, 500);
+  for (const std::string& name : SamplerNames(BlockKind::kFactor)) {
+    SamplerOptions options;
+    options.name = name;
+    EXPECT_GT(DefaultMfStep(options, problem, 2.0), 0.0) << name;
+    EXPECT_GE(DefaultMfHyperEvery(options, 4), 4u) << name;
+  }
+  SamplerOptions unknown;
+  unknown.name = "sgd";
+  EXPECT_THROW(DefaultMfStep(unknown, problem, 2.0), Error);
+  EXPECT_THROW(DefaultMfStepWarmup(unknown), Error);
+}
+
+// The deferred noise's span: k eps <= 0.3, at least 1 (DESIGN.md section 9).
+TEST(MfDefaults, DeferredNoiseSpanIsAThirdOfTimeOverTheStep) {
+  EXPECT_EQ(DeferredNoiseSpan(0.3), 1u);   // 1 and 2 tiles: every iteration
+  EXPECT_EQ(DeferredNoiseSpan(0.15), 2u);  // 4 tiles: 0.6 / 4
+  EXPECT_EQ(DeferredNoiseSpan(0.6 / 16), 8u);
+  EXPECT_EQ(DeferredNoiseSpan(0.6 / 64), 32u);
+  EXPECT_EQ(DeferredNoiseSpan(0.5), 1u);
+}
+
 TEST(MfDefaults, BurnInIsThirtyPassesAtMostHalfTheIterations) {
   EXPECT_EQ(DefaultMfBurnIn(1, 1000), 30u);
   EXPECT_EQ(DefaultMfBurnIn(2, 1000), 60u);

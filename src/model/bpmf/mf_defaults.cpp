@@ -3,12 +3,131 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/diagonal_metric.hpp"
+#include "carousel/util/error.hpp"
 
 namespace carousel {
+
+namespace {
+
+// What the step rules read: the sampler's options, N training ratings, the largest degree
+// (at least 1) and the gradient scale N / |minibatch|.
+struct StepInputs {
+  const SamplerOptions& options;
+  double n, degree, gradient_scale;
+};
+
+// PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop's
+// v starts from the first gradient and follows the later ones over about 1000 steps,
+// while the curvature of a heavily rated item's factors grows with its degree as the
+// factors grow from their initial values. 0.05 / N was validated up to the 25M ratings of
+// bench/run_scale_bench.sh (largest degree 128,595); on 100M ratings (274,763) it left the
+// posterior at iteration 10, as did 0.69 times it, while 0.35 times it was stable. Above
+// 2^17 ratings per row the step therefore shrinks like 1 / (largest degree), the bound of
+// a step without preconditioner (sgld below).
+double PsgldStep(const StepInputs& in) {
+  constexpr double kValidatedDegree = 131072.0;
+  return 0.05 / in.n * std::min(1.0, kValidatedDegree / in.degree);
+}
+
+// SGHMC, SGNHT and HAMCMC carry momentum or curvature pairs from step to step, and the
+// minibatch gradient's noise grows with the gradient scale s: at their 2-strata steps
+// SGHMC left the posterior on ml-100k with 8 tiles, and all three with 16. Beyond 2
+// strata their steps shrink like sqrt(2 / s), chosen on a validation split of u1.base
+// (--test-fraction 0.1, seeds 1 and 2): stable at 4, 8 and 16 tiles, with posterior-mean
+// RMSEs equal to (SGHMC, SGNHT: 0.9292 against 0.9295 at 8 tiles) or better than (HAMCMC
+// at 16 tiles: 0.9210 against 0.9345) those of 2 / s. SGLD, PSGLD and SGRHMC were stable at
+// 16 tiles at their own steps, and any shrinking made their posterior means worse.
+double MomentumScale(const StepInputs& in) {
+  return std::sqrt(std::min(1.0, 2.0 / in.gradient_scale));
+}
+double MomentumStep(const StepInputs& in) {
+  return 0.6 / std::sqrt(in.degree) * MomentumScale(in);
+}
+
+// With the Fisher metric eps G^-1 times the curvature is about eps on every row at any
+// data size. With Euler's noise 0.05 was stable on a validation split of the 25M ratings
+// (K = 32), where 0.1 diverged from the initial factors; on ml-100k it gives the
+// posterior-mean RMSE of the rating-count metric at 0.15. The "ou" transition (sgrld.hpp)
+// with the warm-up below reaches a given posterior-mean RMSE there soonest at 0.3 of
+// {0.2, 0.3, 0.5}; 0.5 left the posterior, and Euler's noise at 0.3 and 0.5 widens the
+// posterior (lower tau, worse posterior mean; doc/mf.md, "Step sizes"). Those figures are for
+// 2 strata; the minibatch gradient's own noise widens the chain by a factor that grows
+// with eps (gradient_scale - 1) (sgrld.hpp), so beyond 2 strata (or with a smaller
+// --minibatch) the step shrinks like 2 / gradient_scale: the same drift per pass over the
+// data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 20, and
+// with 4 and 8 tiles its posterior mean was worse than at 2 / gradient_scale (doc/mf.md, "Step
+// sizes"). The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
+double SgrldStep(const StepInputs& in) {
+  const SamplerOptions& options = in.options;
+  if (!options.metric || options.metric->name() != "fisher") return 0.15;
+  if (options.transition != "ou") return 0.05;
+  return 0.3 * std::min(1.0, 2.0 / in.gradient_scale);
+}
+
+// HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
+// validation split of ml-100k u1.base (doc/mf.md, "Step sizes"). From the Fisher H0 0.2 was also
+// stable there with --trust 1 (0.3 diverged); --trust 10 allows 0.5, and 0.35 with M = 3 gave the
+// lowest validation RMSE of the grid M in {3, 4}, trust in {1, 10}, step in {0.2, 0.35, 0.5}.
+double HamcmcStep(const StepInputs& in) {
+  const SamplerOptions& options = in.options;
+  if (options.initial_metric == "fisher" && options.trust >= 10.0)
+    return 0.35 / options.initial_scale * MomentumScale(in);
+  if (options.initial_metric != "identity") return 0.2 / options.initial_scale * MomentumScale(in);
+  return 0.5 / in.degree * MomentumScale(in);  // H starts as the identity
+}
+
+double SgrhmcStep(const StepInputs&) {
+  return 0.02;
+}
+double SgldStep(const StepInputs& in) {
+  return 0.5 / in.degree;
+}
+
+// The warm-up from a sixth of the step: 0.05 / 0.3, the largest step that was stable from the
+// initial factors on the 25M validation split. 30 iterations of geometric growth were enough
+// there (the full step at once left the posterior at iteration 8) and on ml-100k, and the
+// default burn-in of `carousel mf` (30 passes over the data) holds them.
+constexpr std::uint64_t kSgrldWarmup = 30;
+
+// For SGRLD every iteration beat every 10th on 25M ratings at 2 tiles (LIBMF's best validation
+// RMSE at iteration 107 against 117), but with 16 tiles on ml-100k the precisions then followed
+// the small early factors so closely that the chain stayed in the funnel of shrunk factors
+// (posterior mean 0.955, the biases' alone); once per pass gave 0.925 (doc/mf.md, "Model").
+// The other samplers keep the 10 their default steps were validated with; the rule was not
+// validated for them.
+constexpr std::uint64_t kHyperEveryIterations = 10;
+
+// mf's defaults per sampler: each factor sampler of the registry has a row.
+struct MfSamplerDefaults {
+  const char* sampler;
+  double (*step)(const StepInputs&);
+  std::uint64_t warmup;  // iterations of the step's warm-up
+  bool hyper_per_pass;   // the precisions' Gibbs step once per pass, else every 10th
+};
+constexpr MfSamplerDefaults kMfSamplerDefaults[] = {
+    {"psgld", PsgldStep, 0, false},
+    {"sghmc", MomentumStep, 0, false},
+    {"sgnht", MomentumStep, 0, false},
+    {"sgrld", SgrldStep, kSgrldWarmup, true},
+    {"hamcmc", HamcmcStep, 0, false},
+    {"sgrhmc", SgrhmcStep, 0, false},
+    {"sgld", SgldStep, 0, false},
+    // The Gibbs reference takes no step; its config.toml has recorded SGLD's, and still does.
+    {"gibbs", SgldStep, 0, false},
+};
+
+const MfSamplerDefaults& DefaultsOf(const std::string& sampler) {
+  for (const MfSamplerDefaults& d : kMfSamplerDefaults)
+    if (sampler == d.sampler) return d;
+  throw Error(ExitCode::kInternal, "carousel mf has no defaults for sampler '" + sampler + "'");
+}
+
+}  // namespace
 
 // Default step sizes, in units that carry over between data sizes (doc/mf.md, "Step sizes").
 // Samplers without a preconditioner must keep eps below the inverse curvature of the
@@ -19,78 +138,19 @@ namespace carousel {
 // degree already, so their steps are plain numbers. Measured on ml-100k (doc/mf.md, "Step sizes").
 double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
                      double gradient_scale) {
-  const std::string& sampler = options.name;
-  const double n = static_cast<double>(problem.train_count);
-  const double degree = static_cast<double>(std::max<std::uint64_t>(problem.max_degree, 1));
-  // PSGLD: the drift per step is about a N per coordinate at any data size, but RMSprop's
-  // v starts from the first gradient and follows the later ones over about 1000 steps,
-  // while the curvature of a heavily rated item's factors grows with its degree as the
-  // factors grow from their initial values. 0.05 / N was validated up to the 25M ratings of
-  // bench/run_scale_bench.sh (largest degree 128,595); on 100M ratings (274,763) it left the
-  // posterior at iteration 10, as did 0.69 times it, while 0.35 times it was stable. Above
-  // 2^17 ratings per row the step therefore shrinks like 1 / (largest degree), the bound of
-  // a step without preconditioner (sgld below).
-  if (sampler == "psgld") {
-    constexpr double kValidatedDegree = 131072.0;
-    return 0.05 / n * std::min(1.0, kValidatedDegree / degree);
-  }
-  // SGHMC, SGNHT and HAMCMC carry momentum or curvature pairs from step to step, and the
-  // minibatch gradient's noise grows with the gradient scale s: at their 2-strata steps
-  // SGHMC left the posterior on ml-100k with 8 tiles, and all three with 16. Beyond 2
-  // strata their steps shrink like sqrt(2 / s), chosen on a validation split of u1.base
-  // (--test-fraction 0.1, seeds 1 and 2): stable at 4, 8 and 16 tiles, with posterior-mean
-  // RMSEs equal to (SGHMC, SGNHT: 0.9292 against 0.9295 at 8 tiles) or better than (HAMCMC
-  // at 16 tiles: 0.9210 against 0.9345) those of 2 / s. SGLD, PSGLD and SGRHMC were stable at
-  // 16 tiles at their own steps, and any shrinking made their posterior means worse.
-  const double momentum_scale = std::sqrt(std::min(1.0, 2.0 / gradient_scale));
-  if (sampler == "sghmc" || sampler == "sgnht") return 0.6 / std::sqrt(degree) * momentum_scale;
-  // With the Fisher metric eps G^-1 times the curvature is about eps on every row at any
-  // data size. With Euler's noise 0.05 was stable on a validation split of the 25M ratings
-  // (K = 32), where 0.1 diverged from the initial factors; on ml-100k it gives the
-  // posterior-mean RMSE of the rating-count metric at 0.15. The "ou" transition (sgrld.hpp)
-  // with the warm-up below reaches a given posterior-mean RMSE there soonest at 0.3 of
-  // {0.2, 0.3, 0.5}; 0.5 left the posterior, and Euler's noise at 0.3 and 0.5 widens the
-  // posterior (lower tau, worse posterior mean; doc/mf.md, "Step sizes"). Those figures are for
-  // 2 strata; the minibatch gradient's own noise widens the chain by a factor that grows
-  // with eps (gradient_scale - 1) (sgrld.hpp), so beyond 2 strata (or with a smaller
-  // --minibatch) the step shrinks like 2 / gradient_scale: the same drift per pass over the
-  // data. At 0.3 on ml-100k with 16 tiles the chain left the posterior at iteration 20, and
-  // with 4 and 8 tiles its posterior mean was worse than at 2 / gradient_scale (doc/mf.md, "Step
-  // sizes"). The rating-count metric ignores the scale of the factors, and 0.15 diverged on 25M.
-  if (sampler == "sgrld") {
-    if (!options.metric || options.metric->name() != "fisher") return 0.15;
-    if (options.transition != "ou") return 0.05;
-    return 0.3 * std::min(1.0, 2.0 / gradient_scale);
-  }
-  // HAMCMC from H0 = gamma G^-1 warms up as SGRLD with step eps gamma; 0.2 was chosen on a
-  // validation split of ml-100k u1.base (doc/mf.md, "Step sizes"). From the Fisher H0 0.2 was also
-  // stable there with --trust 1 (0.3 diverged); --trust 10 allows 0.5, and 0.35 with M = 3 gave the
-  // lowest validation RMSE of the grid M in {3, 4}, trust in {1, 10}, step in {0.2, 0.35, 0.5}.
-  if (sampler == "hamcmc" && options.initial_metric == "fisher" && options.trust >= 10.0)
-    return 0.35 / options.initial_scale * momentum_scale;
-  if (sampler == "hamcmc" && options.initial_metric != "identity")
-    return 0.2 / options.initial_scale * momentum_scale;
-  if (sampler == "hamcmc") return 0.5 / degree * momentum_scale;  // H starts as the identity
-  if (sampler == "sgrhmc") return 0.02;
-  return 0.5 / degree;  // sgld
+  const StepInputs in{options, static_cast<double>(problem.train_count),
+                      static_cast<double>(std::max<std::uint64_t>(problem.max_degree, 1)),
+                      gradient_scale};
+  return DefaultsOf(options.name).step(in);
 }
 
-// The warm-up from a sixth of the step: 0.05 / 0.3, the largest step that was stable from the
-// initial factors on the 25M validation split. 30 iterations of geometric growth were enough
-// there (the full step at once left the posterior at iteration 8) and on ml-100k, and the
-// default burn-in of `carousel mf` (30 passes over the data) holds them.
 std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options) {
-  return options.name == "sgrld" ? 30 : 0;
+  return DefaultsOf(options.name).warmup;
 }
 
-// For SGRLD every iteration beat every 10th on 25M ratings at 2 tiles (LIBMF's best validation
-// RMSE at iteration 107 against 117), but with 16 tiles on ml-100k the precisions then followed
-// the small early factors so closely that the chain stayed in the funnel of shrunk factors
-// (posterior mean 0.955, the biases' alone); once per pass gave 0.925 (doc/mf.md, "Model").
-// The other samplers keep the 10 their default steps were validated with; the rule was not
-// validated for them.
 std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles) {
-  return options.name == "sgrld" ? static_cast<std::uint64_t>(std::max(tiles, 1)) : 10;
+  return DefaultsOf(options.name).hyper_per_pass ? static_cast<std::uint64_t>(std::max(tiles, 1))
+                                                 : kHyperEveryIterations;
 }
 
 // An iteration works on one stratum, 1/B of the data: with 8 tiles on the 25M validation
