@@ -12,7 +12,8 @@
 #      --rank 10 --seed 5`, every 100th line held out by bench/split_ratings.py), K = 32.
 # lda: the 10M-token generated corpus of issue #39 (`carousel gen lda --documents 75000`, its
 #      other options at their defaults), K = 50, one worker thread.
-# MF_RATINGS overrides 25000000 (a quicker look). Data and results go to
+# MF_RATINGS overrides 25000000 and MF_USERS 480189 (a quicker look; MF_RATINGS=5000000
+# MF_USERS=96000 keeps the 25M set's 52 ratings a user with a fifth of its W). Data and results go to
 # ${CAROUSEL_BENCH_OUT:-bench/results}/tile_work/: work_mf.csv, work_lda.csv (tiles, passes,
 # seconds per pass, ratio to the best of tiles 1 and 4). One benchmark at a time: nothing
 # else should run beside it.
@@ -40,9 +41,10 @@ report() {  # report CSV: ratios to the best of tiles 1 and 4
 }
 
 run_mf() {
-  local ratings="${MF_RATINGS:-25000000}" train="$data/mf_${MF_RATINGS:-25000000}.train"
+  local ratings="${MF_RATINGS:-25000000}" users="${MF_USERS:-480189}"
+  local train="$data/mf_${ratings}_${users}.train"
   if [ ! -s "$train" ]; then
-    "$bin" gen mf --users 480189 --items 17770 --ratings "$ratings" --rank 10 --seed 5 \
+    "$bin" gen mf --users "$users" --items 17770 --ratings "$ratings" --rank 10 --seed 5 \
       --out "$data/mf.all" >/dev/null
     "$python" "$root/bench/split_ratings.py" "$data/mf.all" 0.01 1 "$train" "${train%.train}.test"
     rm -f "$data/mf.all"
