@@ -10,12 +10,20 @@
 
 namespace carousel::io {
 
-struct RunModelJson {
-  std::string model;    // "lda", "sam", "dpmix", "amf": format "carousel <model> model"
+// The members every model's model.json starts with (mf's too, mf_outputs.cpp).
+struct ModelJsonHeader {
+  std::string model;    // "mf", "lda", ...: format "carousel <model> model"
   std::string version;  // carousel's
   std::string sampler;  // as the user names it
   std::uint64_t seed = 0, iterations = 0, burn_in = 0, thin = 0;
   int tiles = 1;
+};
+
+// Its lines, each `  "key": value,` and a newline: format, format_version 1, carousel,
+// sampler, seed, tiles, iterations, burn_in, thin.
+std::string ModelJsonHeaderMembers(const ModelJsonHeader& h);
+
+struct RunModelJson : ModelJsonHeader {
   // The model's own members, in order: key and its JSON value (JsonNumber, JsonString, ...).
   std::vector<std::pair<std::string, std::string>> facts;
   // The outputs a later command reads: what it holds, and its file name in the run directory.

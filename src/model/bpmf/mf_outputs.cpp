@@ -8,6 +8,7 @@
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/util/error.hpp"
 
@@ -185,15 +186,16 @@ void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
     out += "  " + JsonString(key) + ": " + value + ",\n";
   };
   const auto count = [](std::uint64_t n) { return std::to_string(n); };
-  field("format", JsonString("carousel mf model"));
-  field("format_version", "1");
-  field("carousel", JsonString(m.version));
-  field("sampler", JsonString(m.sampler));
-  field("seed", count(m.seed));
-  field("tiles", count(static_cast<std::uint64_t>(m.tiles)));
-  field("iterations", count(m.iterations));
-  field("burn_in", count(m.burn_in));
-  field("thin", count(m.thin));
+  ModelJsonHeader header;
+  header.model = "mf";
+  header.version = m.version;
+  header.sampler = m.sampler;
+  header.seed = m.seed;
+  header.tiles = m.tiles;
+  header.iterations = m.iterations;
+  header.burn_in = m.burn_in;
+  header.thin = m.thin;
+  out += ModelJsonHeaderMembers(header);
   field("mu", JsonNumber(m.mu));
   field("clip", "{\"lo\": " + JsonNumber(m.lo) + ", \"hi\": " + JsonNumber(m.hi) + "}");
   field("rank", count(static_cast<std::uint64_t>(m.shape.rank)));
