@@ -95,7 +95,9 @@ ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const RunBasics& b
   if (comm.rank() == 0) hooks.write_trace();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.comm_share = (comm.seconds_communicating() - comm_before) / std::max(wall, 1e-9);
+  outcome.sampling.wall = wall;
+  outcome.sampling.communicating = comm.seconds_communicating() - comm_before;
+  outcome.sampling.phases = engine.phase_seconds();
   progress.Finish();
   return outcome;
 }

@@ -210,10 +210,10 @@ LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse
   return load;
 }
 
-std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
+std::vector<RankStats> GatherRankStats(Communicator& comm, const SamplingTime& sampling,
                                        std::uint64_t items_held, const LoadStats& load,
                                        const ModelFootprint& footprint) {
-  RankStats mine{comm_share, PeakRssKib(), items_held, load, footprint};
+  RankStats mine{sampling, PeakRssKib(), items_held, load, footprint};
   std::vector<RankStats> all;
   for (const std::string& part :
        comm.AllGather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
@@ -225,12 +225,26 @@ std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
 }
 
 void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
-  for (std::size_t r = 0; r < stats.size(); ++r)
+  for (std::size_t r = 0; r < stats.size(); ++r) {
+    const SamplingTime& sampling = stats[r].sampling;
+    const double wall = std::max(sampling.wall, 1e-9);
     std::printf(
         "  rank %zu: %.1f%% of the sampling time in communication, peak memory %.1f MiB, "
         "%llu %s held\n",
-        r, 100.0 * stats[r].comm_share, stats[r].peak_rss_kib / 1024.0,
+        r, 100.0 * sampling.communicating / wall, stats[r].peak_rss_kib / 1024.0,
         static_cast<unsigned long long>(stats[r].items_held), items);
+  }
+  // Which part of the iteration a rank's time goes to: the tiles' share should dominate,
+  // and a rank that waits long in the shift or the agreement waits for a slower one.
+  for (std::size_t r = 0; r < stats.size(); ++r) {
+    const PhaseSeconds& p = stats[r].sampling.phases;
+    const double percent = 100.0 / std::max(stats[r].sampling.wall, 1e-9);
+    std::printf(
+        "  rank %zu: sampling time by phase: tiles %.1f%%, rows %.1f%%, waiting for the column "
+        "shift %.1f%%, end of iteration %.1f%%, evaluations %.1f%%, agreement %.1f%%\n",
+        r, p.tiles * percent, p.rows * percent, p.shift_wait * percent, p.end_iteration * percent,
+        p.evaluations * percent, p.agreement * percent);
+  }
   for (std::size_t r = 0; r < stats.size(); ++r) {
     const LoadStats& load = stats[r].load;
     std::printf(

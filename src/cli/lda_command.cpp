@@ -405,7 +405,6 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
                                         RunRecord{"lda", recorded_args}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), "lda", options.basics.out);
-  const double comm_share = outcome.comm_share;
 
   // topic_word.npy and topics.txt are written a slice of topics at a time.
   std::unique_ptr<io::NpyRowWriter> topic_word;
@@ -437,7 +436,7 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
   const LdaGibbsStats gibbs = model.gibbs_stats();
   const std::vector<RankStats> stats =
-      GatherRankStats(comm, comm_share, model.tokens_held(), load, model.footprint());
+      GatherRankStats(comm, outcome.sampling, model.tokens_held(), load, model.footprint());
   const std::vector<std::string> gibbs_all =
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
   if (comm.rank() == 0) {

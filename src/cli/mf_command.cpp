@@ -377,7 +377,6 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                         RunRecord{"mf", recorded_args}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), engine->iteration(), "mf", options.basics.out);
-  const double comm_share = outcome.comm_share;
 
   const MfPosterior posterior = model.Posterior();
   std::unique_ptr<io::UserArrayWriter> user_arrays;
@@ -387,7 +386,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   model.ForEachUserSlice([&](const UserSlice& slice) { user_arrays->Write(slice); });
   const double run_seconds = engine->seconds_running();
   const std::vector<RankStats> stats =
-      GatherRankStats(comm, comm_share, model.ratings_held(), load, model.footprint());
+      GatherRankStats(comm, outcome.sampling, model.ratings_held(), load, model.footprint());
   if (comm.rank() == 0) {  // RunChain wrote the trace and the draws as they stand at the end
     io::DirectorySyncBatch outputs;
     io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);

@@ -236,7 +236,7 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   const std::vector<double> directions = model.TopicMeanDirections();
   const std::vector<RankStats> stats =
-      GatherRankStats(comm, outcome.comm_share, sam.entries_held, load, model.footprint());
+      GatherRankStats(comm, outcome.sampling, sam.entries_held, load, model.footprint());
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     const std::size_t V = sam.corpus.vocabulary.size();

@@ -11,8 +11,10 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -66,24 +68,28 @@ class Hub {
     return bytes;
   }
 
-  // Every rank's `mine`, indexed by rank, once all ranks have called with theirs. The
-  // result of a round stays until every rank has taken it, which each does before it can
-  // join the next round.
+  // Every rank's `mine`, indexed by rank, once all ranks have called with theirs. Each
+  // rank copies the round's result after it lets go of the lock, so that the copies (16
+  // ranks x the whole gathered H at an mf evaluation) run side by side, not one by one.
   std::vector<std::string> Gather(int rank, std::string mine) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const std::uint64_t round = round_;
-    slots_[static_cast<std::size_t>(rank)] = std::move(mine);
-    if (++arrived_ == size_) {
-      result_ = std::move(slots_);
-      slots_.assign(static_cast<std::size_t>(size_), std::string());
-      arrived_ = 0;
-      ++round_;
-      ++version_;
-      changed_.notify_all();
-    } else {
-      Wait(lock, [&] { return round_ != round; });
+    std::shared_ptr<const std::vector<std::string>> result;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const std::uint64_t round = round_;
+      slots_[static_cast<std::size_t>(rank)] = std::move(mine);
+      if (++arrived_ == size_) {
+        result_ = std::make_shared<const std::vector<std::string>>(std::move(slots_));
+        slots_.assign(static_cast<std::size_t>(size_), std::string());
+        arrived_ = 0;
+        ++round_;
+        ++version_;
+        changed_.notify_all();
+      } else {
+        Wait(lock, [&] { return round_ != round; });
+      }
+      result = result_;  // a later round replaces result_, not what this rank holds
     }
-    return result_;
+    return *result;
   }
 
   // The hub of the part `color` of split number `split`, the same object for all its ranks.
@@ -125,7 +131,7 @@ class Hub {
   std::condition_variable changed_;
   std::map<Key, std::deque<std::string>> mailbox_;
   std::vector<std::string> slots_;
-  std::vector<std::string> result_;
+  std::shared_ptr<const std::vector<std::string>> result_;
   int arrived_ = 0;
   std::uint64_t round_ = 0;
   std::atomic<std::uint64_t> version_{0};

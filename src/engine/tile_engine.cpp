@@ -38,6 +38,20 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// Adds the wall time since its last call (or its construction) to a phase.
+class PhaseClock {
+ public:
+  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
+  void Into(double& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_;
+};
+
 std::vector<int> RowBlocksOf(const RankLayout& layout, int rank) {
   std::vector<int> ids;
   for (int k = 0; k < layout.blocks_per_rank(); ++k) ids.push_back(layout.FirstRowBlock(rank) + k);
@@ -76,6 +90,7 @@ class TileEngine::Impl {
   std::uint64_t collected() const { return collected_; }
   const TileGrid& grid() const { return grid_; }
   double seconds_running() const { return seconds_before_ + Seconds(start_); }
+  const PhaseSeconds& phase_seconds() const { return phases_; }
 
  private:
   bool HoldsAt(int j, int stratum) const {
@@ -103,6 +118,7 @@ class TileEngine::Impl {
   std::uint64_t collected_ = 0;
   std::chrono::steady_clock::time_point start_;
   double seconds_before_ = 0.0;  // run time before the checkpoint this run resumed from
+  PhaseSeconds phases_;
 };
 
 // One iteration: the model works on the stratum's tiles, the column blocks that are needed
@@ -113,18 +129,25 @@ void TileEngine::Impl::Step(std::uint64_t t) {
   ctx.stratum = HomeStratum(t);
   ctx.next = HomeStratum(t + 1);
   ctx.stratum_size = schedule_->Size(ctx.stratum);
+  PhaseClock clock;
   model_.UpdateTiles(ctx);
+  clock.Into(phases_.tiles);
   if (!model_.ColumnBlocksTravel()) {
     model_.UpdateRows(ctx);
+    clock.Into(phases_.rows);
     model_.EndIteration(ctx);
+    clock.Into(phases_.end_iteration);
     return;
   }
   auto pending = StartColumnMoves(
       comm_, grid_, layout_, ctx.stratum, ctx.next, [&](int j) { return model_.TakeColBlock(j); },
       [&](int j) { return model_.ColBlockBytes(j); });
   model_.UpdateRows(ctx);
+  clock.Into(phases_.rows);
   for (Message& m : comm_.FinishExchange(std::move(pending))) model_.PutColBlock(m.tag, m.bytes);
+  clock.Into(phases_.shift_wait);
   model_.EndIteration(ctx);
+  clock.Into(phases_.end_iteration);
 }
 
 void TileEngine::Impl::Evaluate(std::uint64_t t, bool keep_draw) {
@@ -148,16 +171,19 @@ bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
     iteration_ = t + 1;
     const bool last = iteration_ == options_.iterations;
     const bool keep_draw = KeepsDraw(options_, iteration_);
+    PhaseClock clock;
     if (keep_draw || iteration_ % options_.eval_every == 0 || last) {
       Evaluate(t, keep_draw);
       if (comm_.rank() == 0) callbacks.on_eval();
       model_.CheckHealth();
     }
     if (comm_.rank() == 0) callbacks.on_iteration(iteration_, seconds_running());
+    clock.Into(phases_.evaluations);
 
     const IterationVerdict verdict = AgreeAfterIteration(
         comm_, callbacks.requests(), model_.AllFinite(), iteration_, options_.checkpoint_every,
         last_checkpoint, [&] { return model_.DivergenceHint(t); });
+    clock.Into(phases_.agreement);
     if (verdict.checkpoint) {
       const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
       if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
@@ -254,6 +280,9 @@ std::uint64_t TileEngine::iteration() const {
 }
 std::uint64_t TileEngine::collected() const {
   return impl_->collected();
+}
+const PhaseSeconds& TileEngine::phase_seconds() const {
+  return impl_->phase_seconds();
 }
 const TileGrid& TileEngine::grid() const {
   return impl_->grid();

@@ -147,8 +147,8 @@ struct ChainHooks {
 };
 
 struct ChainOutcome {
-  bool finished = false;    // false: stopped by a signal after writing a checkpoint
-  double comm_share = 0.0;  // of this rank's wall time in the sampling loop
+  bool finished = false;  // false: stopped by a signal after writing a checkpoint
+  SamplingTime sampling;  // this rank's sampling loop
 };
 
 // Runs `engine` to its last iteration (collective). The trace is rewritten at most every

@@ -14,6 +14,7 @@
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/phase_seconds.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/model/tile_model.hpp"
@@ -200,8 +201,15 @@ double PeakRssKib();
 LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse_seconds,
                        std::uint64_t parsed_bytes);
 
+// Where a rank's sampling loop (RunChain) spent its wall time.
+struct SamplingTime {
+  double wall = 0.0;
+  double communicating = 0.0;  // inside the communicator, the waits for other ranks included
+  PhaseSeconds phases;
+};
+
 struct RankStats {
-  double comm_share = 0.0;  // of the wall time of the sampling loop
+  SamplingTime sampling;
   double peak_rss_kib = 0.0;
   std::uint64_t items_held = 0;  // training ratings or tokens in this rank's tiles
   LoadStats load;
@@ -209,7 +217,7 @@ struct RankStats {
 };
 
 // Every rank's statistics, on every rank (collective).
-std::vector<RankStats> GatherRankStats(Communicator& comm, double comm_share,
+std::vector<RankStats> GatherRankStats(Communicator& comm, const SamplingTime& sampling,
                                        std::uint64_t items_held, const LoadStats& load,
                                        const ModelFootprint& footprint);
 

@@ -18,6 +18,7 @@
 #include "carousel/comm/communicator.hpp"
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/engine/iteration_control.hpp"
+#include "carousel/engine/phase_seconds.hpp"
 #include "carousel/model/tile_model.hpp"
 
 namespace carousel {
@@ -69,6 +70,8 @@ class TileEngine {
 
   // Wall seconds of the run, including the runs this one resumed from.
   double seconds_running() const;
+  // This rank's sampling time by phase, over the calls of Run so far in this process.
+  const PhaseSeconds& phase_seconds() const;
 
  private:
   class Impl;
