@@ -271,6 +271,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                             "): the samples kept must follow the step schedule");
   });
   options.input.tiles = config.tiles;
+  options.input.balance_columns = true;  // mf's item blocks hold about equal ratings each
   const auto load_start = std::chrono::steady_clock::now();
   io::LoadedMf data = io::LoadMf(comm, options.input);
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);

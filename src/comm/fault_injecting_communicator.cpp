@@ -142,4 +142,10 @@ std::vector<std::string> FaultInjectingCommunicator::GatherToRoot(const std::str
   return inner_->GatherToRoot(mine);
 }
 
+std::vector<std::uint64_t> FaultInjectingCommunicator::SumCounts(
+    const std::vector<std::uint64_t>& mine) {
+  Count("SumCounts", -1, -1);
+  return inner_->SumCounts(mine);
+}
+
 }  // namespace carousel

@@ -128,6 +128,15 @@ class MpiCommunicator : public Communicator {
     return out;
   }
 
+  std::vector<std::uint64_t> SumCounts(const std::vector<std::uint64_t>& mine) override {
+    ScopedSeconds watch(&seconds_);
+    std::vector<std::uint64_t> total(mine.size());
+    Check(MPI_Allreduce(mine.data(), total.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
+                        MPI_SUM, comm_),
+          "Allreduce");
+    return total;
+  }
+
   std::unique_ptr<Communicator> Split(int color) override {
     MPI_Comm part = MPI_COMM_NULL;
     Check(MPI_Comm_split(comm_, color, rank_, &part), "Comm_split");

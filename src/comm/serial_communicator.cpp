@@ -39,6 +39,9 @@ class SerialCommunicator : public Communicator {
   std::vector<std::string> AllGather(const std::string& mine) override { return {mine}; }
   std::vector<int> AllGatherInt(int mine) override { return {mine}; }
   std::vector<std::string> GatherToRoot(const std::string& mine) override { return {mine}; }
+  std::vector<std::uint64_t> SumCounts(const std::vector<std::uint64_t>& mine) override {
+    return mine;
+  }
   std::unique_ptr<Communicator> Split(int) override {
     return std::make_unique<SerialCommunicator>();
   }

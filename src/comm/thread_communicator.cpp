@@ -196,6 +196,24 @@ class ThreadCommunicator : public Communicator {
     return all;
   }
 
+  std::vector<std::uint64_t> SumCounts(const std::vector<std::uint64_t>& mine) override {
+    ScopedSeconds watch(&seconds_);
+    std::vector<std::uint64_t> total(mine.size(), 0);
+    for (const std::string& part :
+         hub_->Gather(rank_, std::string(reinterpret_cast<const char*>(mine.data()),
+                                         mine.size() * sizeof(std::uint64_t)))) {
+      if (part.size() != mine.size() * sizeof(std::uint64_t))
+        throw Error(ExitCode::kInternal, "SumCounts: ranks passed vectors of different lengths");
+      const char* bytes = part.data();
+      for (std::size_t i = 0; i < total.size(); ++i) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, bytes + i * sizeof v, sizeof v);
+        total[i] += v;
+      }
+    }
+    return total;
+  }
+
   // Ranked in their order here within each color, as MPI_Comm_split with key = rank.
   std::unique_ptr<Communicator> Split(int color) override {
     const std::vector<int> colors = AllGatherInt(color);

@@ -151,13 +151,19 @@ void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int ti
   problem.train_checksum = counts.checksum;
 }
 
+TileGrid MfGrid(const MfProblem& problem, int tiles, std::uint64_t seed) {
+  return TileGrid(problem.rows, problem.cols, tiles, seed, problem.col_weights);
+}
+
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
                          std::uint64_t seed, TileShare* share) {
   MfProblem problem;
   problem.rows = train.rows;
   problem.cols = train.cols;
   problem.test = std::move(test);
-  const TileGrid grid(train.rows, train.cols, tiles, seed);
+  problem.col_weights.assign(train.cols, 0);
+  for (const Rating& r : train.entries) problem.col_weights[r.col]++;
+  const TileGrid grid = MfGrid(problem, tiles, seed);
   double sum = 0.0, squared_deviations = 0.0;
   for (const Rating& r : train.entries) sum = AddRating(sum, r.value);
   const float mu = TrainingMean(sum, train.entries.size());

@@ -411,7 +411,14 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
 
   out.problem.rows = out.users.size();
   out.problem.cols = out.items.size();
-  const TileGrid grid(out.problem.rows, out.problem.cols, input.tiles, input.seed);
+  if (input.balance_columns) {
+    std::vector<std::uint64_t> my_counts(out.problem.cols, 0);
+    parsed.ratings.ForEach([&](std::int64_t, std::int64_t item, float& value) {
+      if (!std::isnan(value)) my_counts[*out.items.Find(item)]++;
+    });
+    out.problem.col_weights = comm.SumCounts(my_counts);
+  }
+  const TileGrid grid = MfGrid(out.problem, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
   out.share = ShareOut(comm, parsed.ratings, place, out, grid, ranks);
   SortParts(out.share);

@@ -37,13 +37,16 @@ TEST(MfProblem, RatingsRoundTripThroughTheirTiles) {
     EXPECT_EQ(back.value, r.value);
   }
   TileShare share;
-  WholeMfProblem(m, {}, 4, 11, &share);
+  const MfProblem problem = WholeMfProblem(m, {}, 4, 11, &share);
   EXPECT_EQ(share.size(), m.entries.size());
+  // Its item blocks are cut by ratings (problem.col_weights): read the share on that grid.
+  ASSERT_EQ(problem.col_weights.size(), m.cols);
+  const TileGrid cut = MfGrid(problem, 4, 11);
   ASSERT_EQ(share.parts.size(), 16u * TileShare::kPartsPerTile);
   for (std::size_t p = 0; p < share.parts.size(); ++p) {
     EXPECT_TRUE(std::is_sorted(share.parts[p].begin(), share.parts[p].end(), LocalOrder));
     for (const LocalRating& r : share.parts[p])
-      EXPECT_EQ(share.PartOf(grid, share.Global(grid, p, r).row, share.Global(grid, p, r).col), p);
+      EXPECT_EQ(share.PartOf(cut, share.Global(cut, p, r).row, share.Global(cut, p, r).col), p);
     // The parts of a tile follow each other in local row order.
     if (p % TileShare::kPartsPerTile > 0 && !share.parts[p].empty() &&
         !share.parts[p - 1].empty()) {
@@ -62,7 +65,7 @@ TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   EXPECT_EQ(whole.mu, static_cast<float>(sum / m.entries.size()));
 
   // Two ranks, two row blocks each: each counts its share, the counts are merged.
-  const TileGrid grid(m.rows, m.cols, 4, 11);
+  const TileGrid grid = MfGrid(whole, 4, 11);
   const RankLayout layout(4, 2);
   TrainingCounts merged;
   for (int rank = 0; rank < 2; ++rank) {

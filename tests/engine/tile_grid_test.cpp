@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
+#include <vector>
 
 #include "carousel/util/error.hpp"
 
@@ -23,6 +26,63 @@ TEST(TileGrid, BlocksPartitionRowsAndColumns) {
     }
   }
   EXPECT_EQ(seen.size(), 1001u);
+}
+
+// Zipf-like column weights: column c of n weighs about n / (c + 1), so the heaviest holds
+// about a ninth of the total at n = 6906 (the 10M-token corpus of issue #39).
+std::vector<std::uint64_t> ZipfWeights(std::uint32_t n) {
+  std::vector<std::uint64_t> w(n);
+  for (std::uint32_t c = 0; c < n; ++c) w[c] = 1000000 / (c + 1);
+  return w;
+}
+
+double HeaviestBlockOverMean(const BlockPartition& p, const std::vector<std::uint64_t>& w) {
+  double heaviest = 0.0, total = 0.0;
+  for (int b = 0; b < p.blocks(); ++b) {
+    double sum = 0.0;
+    for (std::uint32_t id : p.Members(b)) sum += static_cast<double>(w[id]);
+    heaviest = std::max(heaviest, sum);
+    total += sum;
+  }
+  return heaviest / (total / p.blocks());
+}
+
+TEST(TileGrid, WeightedColumnsAreBalancedAndStillAPartition) {
+  const std::uint32_t n = 6906;
+  const std::vector<std::uint64_t> w = ZipfWeights(n);
+  for (const int blocks : {4, 16}) {
+    const TileGrid weighted(100, n, blocks, 5, w), counted(100, n, blocks, 5);
+    std::set<std::uint32_t> seen;
+    for (int b = 0; b < blocks; ++b)
+      for (std::uint32_t k = 0; k < weighted.cols().Members(b).size(); ++k) {
+        const std::uint32_t id = weighted.cols().Members(b)[k];
+        EXPECT_EQ(weighted.cols().BlockOf(id), b);
+        EXPECT_EQ(weighted.cols().LocalIndex(id), k);
+        seen.insert(id);
+      }
+    EXPECT_EQ(seen.size(), n);
+    // The best any partition can do is the heaviest column alone in a block, or the mean.
+    const double total = std::accumulate(w.begin(), w.end(), 0.0);
+    const double bound = std::max(1.0, static_cast<double>(w[0]) / (total / blocks));
+    // Longest processing time first is within 4/3 of the best (Graham 1969); on these
+    // weights it reaches the bound to a part in a thousand.
+    EXPECT_LT(HeaviestBlockOverMean(weighted.cols(), w), bound * 1.001) << blocks << " blocks";
+    // The equal-count cut, the control, is far off: one block gets the heaviest column and
+    // a share of the rest besides.
+    EXPECT_GT(HeaviestBlockOverMean(counted.cols(), w), bound * 1.2) << blocks << " blocks";
+  }
+}
+
+TEST(TileGrid, WeightedColumnsDependOnSeedAndWeightsOnly) {
+  std::vector<std::uint64_t> w(300, 7);  // equal weights: the seeded order decides
+  w[3] = 500;
+  const TileGrid a(10, 300, 4, 1, w), b(10, 300, 4, 1, w), c(10, 300, 4, 2, w);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(a.cols().Members(j), b.cols().Members(j));
+  EXPECT_NE(a.cols().Members(1), c.cols().Members(1));
+  // Columns of no weight are spread evenly, not piled on one block.
+  const TileGrid empty(10, 300, 4, 1, std::vector<std::uint64_t>(300, 0));
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(empty.cols().Members(j).size(), 75u);
+  EXPECT_THROW(TileGrid(10, 300, 4, 1, std::vector<std::uint64_t>(299, 1)), Error);
 }
 
 TEST(TileGrid, PermutationDependsOnSeedOnly) {

@@ -6,6 +6,7 @@
 // that this layer knows nothing of models or samplers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ class Communicator {
   virtual std::vector<int> AllGatherInt(int mine) = 0;
   // Every rank's `mine`, indexed by rank, on rank 0 only (empty elsewhere).
   virtual std::vector<std::string> GatherToRoot(const std::string& mine) = 0;
+  // The element-wise sum of every rank's `mine` (all of one length), on every rank. Sums
+  // of integers are exact in any order, so a reduction tree may add them (MPI_Allreduce):
+  // the bytes each rank handles do not grow with the rank count, as AllGather's do.
+  virtual std::vector<std::uint64_t> SumCounts(const std::vector<std::uint64_t>& mine) = 0;
 
   // Collective: the ranks that pass the same `color` form a new communicator, ranked in
   // their order here (several chains of one job each run on their own group of ranks).

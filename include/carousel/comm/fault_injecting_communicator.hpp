@@ -43,6 +43,7 @@ class FaultInjectingCommunicator : public Communicator {
   std::vector<std::string> AllGather(const std::string& mine) override;
   std::vector<int> AllGatherInt(int mine) override;
   std::vector<std::string> GatherToRoot(const std::string& mine) override;
+  std::vector<std::uint64_t> SumCounts(const std::vector<std::uint64_t>& mine) override;
   // The real communicator's: MPI_Abort, which ends every rank even when one alone fails.
   // The parts are not faulty: the plan counts the calls of this communicator only.
   std::unique_ptr<Communicator> Split(int color) override { return inner_->Split(color); }

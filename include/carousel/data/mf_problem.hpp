@@ -85,9 +85,12 @@ struct MfProblem {
   float mu = 0.0f;  // training mean
   float lo = 1.0f;  // smallest training rating: predictions are clipped to [lo, hi]
   float hi = 5.0f;
-  double sd_train = 0.0;                     // RMSE of predicting mu for every training rating
-  std::uint64_t max_degree = 0;              // most ratings of one user or item
-  std::vector<std::uint32_t> col_degree;     // ratings of each item
+  double sd_train = 0.0;                  // RMSE of predicting mu for every training rating
+  std::uint64_t max_degree = 0;           // most ratings of one user or item
+  std::vector<std::uint32_t> col_degree;  // ratings of each item
+  // The weights the item blocks were cut with (MfGrid): each item's training ratings, so
+  // that every block holds about as many ratings; empty: blocks of equal item counts.
+  std::vector<std::uint64_t> col_weights;
   int tiles = 0;                             // the grid the strata below were counted on
   std::vector<std::uint64_t> stratum_sizes;  // training ratings in each stratum
   std::uint64_t train_checksum = 0;          // of the training set, in any order
@@ -112,9 +115,14 @@ inline float TrainingMean(double sum, std::uint64_t count) {
 void SetTrainingSummary(MfProblem& problem, const TrainingCounts& counts, int tiles, double sum,
                         double squared_deviations);
 
+// The tile grid of a problem: `tiles` blocks a side with `seed`, its item blocks cut with
+// problem.col_weights.
+TileGrid MfGrid(const MfProblem& problem, int tiles, std::uint64_t seed);
+
 // A problem held whole by one process (tests, benchmarks, the single-process Gibbs
 // reference): the ratings of `train`, in its order, summarised for a grid of `tiles` with
-// `seed`; `share` receives all of them in tile order.
+// `seed` whose item blocks hold about equal numbers of ratings; `share` receives all of them
+// in tile order.
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
                          std::uint64_t seed, TileShare* share);
 

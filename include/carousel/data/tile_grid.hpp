@@ -1,7 +1,9 @@
 // The B x B tile grid of DESIGN.md section 1. Rows and columns are shuffled by a seeded
-// permutation (to balance load), then cut into B contiguous blocks each. Stratum s is
-// the set of tiles (i, (i + s) mod B), i = 0..B-1: no two share a row- or column-block.
-// Everything here is a function of (sizes, B, seed) only, never of the rank count.
+// permutation (to balance load), then cut into B blocks each: contiguous blocks of equal
+// counts, or, where the model gives each column's data (its weight), blocks of nearly
+// equal weight (DESIGN.md section 1). Stratum s is the set of tiles (i, (i + s) mod B),
+// i = 0..B-1: no two share a row- or column-block. Everything here is a function of
+// (sizes, weights, B, seed) only, never of the rank count.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,12 @@ namespace carousel {
 class BlockPartition {
  public:
   // Shuffles `n` ids with the permutation keyed by (seed, purpose) and cuts them into
-  // `blocks` nearly equal blocks.
-  BlockPartition(std::uint32_t n, int blocks, std::uint64_t seed, std::uint64_t purpose);
+  // `blocks` nearly equal blocks. With `weights` (one per id), the blocks hold nearly equal
+  // total weight instead: longest processing time first (Graham 1969), the heaviest id
+  // first, each to the block that weighs least so far (then the one with fewest ids, then
+  // the lowest number); ids of equal weight go in the shuffled order.
+  BlockPartition(std::uint32_t n, int blocks, std::uint64_t seed, std::uint64_t purpose,
+                 const std::vector<std::uint64_t>& weights = {});
 
   int blocks() const { return static_cast<int>(members_.size()); }
   std::uint32_t size() const { return static_cast<std::uint32_t>(block_of_.size()); }
@@ -32,7 +38,10 @@ class BlockPartition {
 
 class TileGrid {
  public:
-  TileGrid(std::uint32_t rows, std::uint32_t cols, int blocks, std::uint64_t seed);
+  // `col_weights`: each column's data (ratings, tokens), which the column blocks then share
+  // evenly; empty: column blocks of equal counts.
+  TileGrid(std::uint32_t rows, std::uint32_t cols, int blocks, std::uint64_t seed,
+           const std::vector<std::uint64_t>& col_weights = {});
 
   int blocks() const { return rows_.blocks(); }
   const BlockPartition& rows() const { return rows_; }

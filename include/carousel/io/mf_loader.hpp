@@ -28,11 +28,14 @@ struct MfInput {
   RatingsFormat format = RatingsFormat::kAuto;
   std::uint64_t seed = 1;  // of the split and of the tile grid
   int tiles = 1;           // blocks of the tile grid the ratings are shared out on
+  // Item blocks of about equal numbers of training ratings (MfProblem::col_weights), not of
+  // equal numbers of items: the ranks' tiles then hold about as many ratings each.
+  bool balance_columns = false;
 };
 
 struct LoadedMf {
-  MfProblem problem;          // the same on every rank
-  TileShare share;  // this rank's training ratings, by tile, each tile in LocalOrder
+  MfProblem problem;  // the same on every rank
+  TileShare share;    // this rank's training ratings, by tile, each tile in LocalOrder
   IdMap users, items;
   std::vector<std::int64_t> test_user, test_item;  // external ids, in test order
   std::uint64_t cold_test = 0;     // test ratings whose user or item is not in training

@@ -120,6 +120,9 @@ class TileModel {
   // ---- Set-up, before the engine exists (grid sizes) and once it does.
   virtual std::uint32_t grid_rows() const = 0;
   virtual std::uint32_t grid_cols() const = 0;
+  // Each column's training data (ratings, tokens), so that the column blocks share it evenly
+  // (TileGrid); empty: column blocks of equal counts. The same on every rank.
+  virtual std::vector<std::uint64_t> grid_col_weights() const { return {}; }
   // Builds this rank's row-blocks; returns the training items of each stratum (the same on
   // every rank), which weight the random stratum schedule.
   virtual std::vector<std::uint64_t> Attach(const TileRun& run) = 0;

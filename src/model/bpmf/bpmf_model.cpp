@@ -269,6 +269,9 @@ std::string BpmfModel::Impl::Fingerprint() const {
   if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
   if (deferred_) s << " noise=deferred";
   if (ridge_) s << " ridge-move";
+  // Item blocks cut by ratings hold other items than blocks of equal item counts: a
+  // checkpoint of one must not resume on the other.
+  if (!problem_.col_weights.empty()) s << " item_blocks=by-ratings";
   return s.str();
 }
 

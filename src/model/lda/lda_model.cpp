@@ -25,6 +25,18 @@ FirstUpdate ParseFirstUpdate(const std::string& name) {
 
 namespace {
 
+// The training tokens of each word in `corpus` (a rank's share counts its own documents).
+std::vector<std::uint64_t> TrainingTokensPerWord(const Corpus& corpus,
+                                                 const std::vector<DocumentRole>& roles) {
+  std::vector<std::uint64_t> tokens(corpus.vocabulary, 0);
+  for (std::uint32_t d = 0; d < corpus.documents; ++d) {
+    if (roles[d] != DocumentRole::kTrain) continue;
+    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+      tokens[corpus.word[e]] += corpus.count[e];
+  }
+  return tokens;
+}
+
 // The survey of the documents of row blocks [first_block, end_block).
 CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                     const TileGrid& grid, int first_block, int end_block) {
@@ -78,7 +90,12 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   grid_ = run.grid;
   layout_ = run.layout;
   seconds_running_ = run.seconds_running;
-  survey_ = given_survey_ ? *given_survey_ : Survey(corpus_, roles_, *grid_, 0, B());
+  if (!given_survey_) {
+    survey_ = Survey(corpus_, roles_, *grid_, 0, B());
+    survey_.word_tokens = TrainingTokensPerWord(corpus_, roles_);
+  } else {
+    survey_ = *given_survey_;
+  }
   for (int i : run.row_blocks) {
     LdaRowBlock rb;
     rb.id = i;
@@ -306,6 +323,9 @@ std::string LdaModel::Impl::Fingerprint() const {
     s << " doc_sampler=mh mh_steps=" << config_.mh_steps;
   if (config_.gibbs_draw != GibbsDraw::kSparse)  // as do runs of the draw before the option
     s << " gibbs_draw=" << GibbsDrawName(config_.gibbs_draw);
+  // Word blocks balanced by training tokens: a checkpoint of equal-count blocks holds other
+  // words in each block, so it must not resume here.
+  s << " word_blocks=by-tokens";
   return s.str();
 }
 
@@ -317,11 +337,13 @@ LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSur
     : impl_(std::make_unique<Impl>(config, share, survey)) {}
 
 CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const LdaConfig& config) {
-  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.seed);
+  const std::vector<DocumentRole> roles =
+      ChooseDocumentRoles(share, config.test_fraction, config.seed);
+  std::vector<std::uint64_t> word_tokens = comm.SumCounts(TrainingTokensPerWord(share, roles));
+  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.seed, word_tokens);
   const RankLayout ranks(config.tiles, comm.size());
-  const CorpusSurvey mine =
-      Survey(share, ChooseDocumentRoles(share, config.test_fraction, config.seed), grid,
-             ranks.FirstRowBlock(comm.rank()), ranks.FirstRowBlock(comm.rank() + 1));
+  const CorpusSurvey mine = Survey(share, roles, grid, ranks.FirstRowBlock(comm.rank()),
+                                   ranks.FirstRowBlock(comm.rank() + 1));
   ByteWriter out;
   out.Put(mine.counts);
   out.PutVector(mine.stratum_sizes);
@@ -342,6 +364,7 @@ CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const Ld
     t.test_tokens += c.test_tokens;
     for (std::size_t s = 0; s < strata.size(); ++s) total.stratum_sizes[s] += strata[s];
   }
+  total.word_tokens = std::move(word_tokens);
   return total;
 }
 LdaModel::~LdaModel() = default;
@@ -351,6 +374,10 @@ std::uint32_t LdaModel::grid_rows() const {
 }
 std::uint32_t LdaModel::grid_cols() const {
   return impl_->corpus_.vocabulary;
+}
+std::vector<std::uint64_t> LdaModel::grid_col_weights() const {
+  return impl_->given_survey_ ? impl_->given_survey_->word_tokens
+                              : TrainingTokensPerWord(impl_->corpus_, impl_->roles_);
 }
 std::vector<std::uint64_t> LdaModel::Attach(const TileRun& run) {
   return impl_->Attach(run);

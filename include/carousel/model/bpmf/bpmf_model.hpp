@@ -69,6 +69,7 @@ class BpmfModel : public TileModel {
 
   std::uint32_t grid_rows() const override { return problem_.rows; }
   std::uint32_t grid_cols() const override { return problem_.cols; }
+  std::vector<std::uint64_t> grid_col_weights() const override { return problem_.col_weights; }
   std::vector<std::uint64_t> Attach(const TileRun& run) override;
   void InitColBlock(int j) override;
 

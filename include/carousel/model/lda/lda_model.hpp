@@ -57,6 +57,10 @@ struct CorpusSurvey {
   LdaCounts counts;
   std::vector<std::uint64_t> stratum_sizes;
   std::uint64_t checksum = 0;
+  // Training tokens of each word: the weights that balance the column blocks (TileGrid), so
+  // that no rank's word block holds far more tokens than the others' (Zipf's law puts a
+  // tenth of a corpus's tokens on its commonest word).
+  std::vector<std::uint64_t> word_tokens;
 };
 
 // The survey of a corpus shared by rank (io/corpus_loader.hpp): each rank surveys the
@@ -81,6 +85,7 @@ class LdaModel : public TileModel {
 
   std::uint32_t grid_rows() const override;
   std::uint32_t grid_cols() const override;
+  std::vector<std::uint64_t> grid_col_weights() const override;
   std::vector<std::uint64_t> Attach(const TileRun& run) override;
   void InitColBlock(int j) override;
   void FinishInit() override;
