@@ -93,10 +93,12 @@ def parse_args(argv):
                    help="column blocks a rank sends per iteration: 1 with cyclic strata and "
                         "consecutive row-blocks (cyclic), or all B/P it holds (all)")
     p.add_argument("--validate", action="store_true",
-                   help="compare with measured seconds per pass on gen-25M")
-    p.add_argument("--measured-p1", type=float)
-    p.add_argument("--measured-p2", type=float)
-    p.add_argument("--measured-p16", type=float)
+                   help="compare with measured seconds per pass on gen-25M (--measured)")
+    p.add_argument("--measured", nargs="+", default=[], metavar="P=SECONDS",
+                   help="measured seconds per pass at P ranks (--tiles P), e.g. 1=0.575 16=0.115")
+    p.add_argument("--fit", nargs=2, type=int, metavar=("P1", "P2"),
+                   help="with --validate: first fit --c-rating and --c-row to the measurements "
+                        "at these two rank counts, then predict the others")
     return p.parse_args(argv)
 
 
@@ -283,20 +285,42 @@ def run_table(a):
         print(line)
 
 
+def fit_rates(a, shape, measured, p1, p2):
+    """c_rating and c_row such that the model's pass at P = p1 and p2 is the measured one: the
+    pass is linear in both (A * c_rating + R * c_row + C), so two passes fix them."""
+    def pass_at(p, c_rating, c_row):
+        a.c_rating, a.c_row = c_rating, c_row
+        return model(a, shape, p)["pass_s"]
+    rows = []
+    for p in (p1, p2):
+        c = pass_at(p, 0.0, 0.0)
+        rows.append((pass_at(p, 1.0, 0.0) - c, pass_at(p, 0.0, 1.0) - c, measured[p] - c))
+    (a1, r1, y1), (a2, r2, y2) = rows
+    det = a1 * r2 - a2 * r1
+    a.c_rating, a.c_row = (y1 * r2 - y2 * r1) / det, (a1 * y2 - a2 * y1) / det
+
+
 def run_validation(a):
-    measured = {1: a.measured_p1, 2: a.measured_p2, 16: a.measured_p16}
-    missing = [f"--measured-p{p}" for p, v in measured.items() if v is None]
-    if missing:
-        sys.exit("cost_model.py: --validate needs " + ", ".join(missing))
+    measured = {}
+    for item in a.measured:
+        p, _, seconds = item.partition("=")
+        measured[int(p)] = float(seconds)
+    if 1 not in measured or len(measured) < 2:
+        sys.exit("cost_model.py: --validate needs --measured 1=SECONDS and another P=SECONDS")
+    shape = SHAPES[0]  # gen-25M
+    if a.fit:
+        if any(p not in measured for p in a.fit):
+            sys.exit("cost_model.py: --fit needs measurements at both of its rank counts")
+        fit_rates(a, shape, measured, *a.fit)
     print_settings(a)
     print("shape,P,B,predicted_s_pass,measured_s_pass,measured/predicted,"
-          "predicted_speedup,measured_speedup")
-    shape = SHAPES[0]  # gen-25M
+          "predicted_speedup,measured_speedup,fitted_here")
     base = model(a, shape, 1)
-    for p, m in measured.items():
-        r = model(a, shape, p)
+    for p in sorted(measured):
+        r, m = model(a, shape, p), measured[p]
+        fitted = "yes" if a.fit and p in a.fit else "no"
         print(f"{shape[0]},{p},{r['B']},{r['pass_s']:.4g},{m:.4g},{m / r['pass_s']:.3f},"
-              f"{base['pass_s'] / r['pass_s']:.2f},{measured[1] / m:.2f}")
+              f"{base['pass_s'] / r['pass_s']:.2f},{measured[1] / m:.2f},{fitted}")
 
 
 def main(argv):
