@@ -1,5 +1,6 @@
 #include "carousel/cli/command_support.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

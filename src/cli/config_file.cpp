@@ -1,5 +1,6 @@
 #include "carousel/cli/config_file.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <fstream>

@@ -1,5 +1,6 @@
 #include "carousel/cli/run_config.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <sstream>

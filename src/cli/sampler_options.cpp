@@ -1,5 +1,6 @@
 #include "carousel/cli/sampler_options.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
 namespace carousel::cli {

@@ -5,7 +5,6 @@
 #include <fstream>
 #include <set>
 
-#include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/resume.hpp"
 #include "carousel/cli/thread_ranks.hpp"

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "carousel/cli/command_support.hpp"
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/output_directory.hpp"
 #include "carousel/cli/resume.hpp"
+#include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"

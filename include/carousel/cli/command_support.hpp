@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "carousel/cli/config_file.hpp"
+#include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/phase_seconds.hpp"
@@ -38,28 +39,8 @@ void SetUpCommandApp(CLI::App& app);
 // option, and the file and key for a bad key in a --config file (ConfigFileProblem).
 void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std::string& command);
 
-// The options every sampling command shares (the chain's in its Config: tiles, iterations,
-// burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions, and the
-// record of the run's options that a fresh run writes as config.toml.
-struct RunBasics {
-  explicit RunBasics(std::string default_out = "") : out(std::move(default_out)) {}
-  std::string out;
-  std::string resume;
-  std::string schedule = "default";  // cyclic, or what the model prefers (ResolveSchedule)
-  bool quiet = false;
-  bool overwrite = false;  // a fresh run may replace another run's files in --out
-  // Also checkpoint after this much wall time (0: never). On by default, so that a crash
-  // or a kill hours into a run loses at most this much of it.
-  double checkpoint_minutes = 30.0;
-  bool burn_in_given = false;
-  bool eval_every_given = false;
-  bool thin_given = false;
-  int chains = 1;
-  // Every option with its value, from ResolveChainOptions on; the command adds the values it
-  // resolves itself (RunConfig::Resolve) before WriteRunConfig.
-  RunConfig run_config;
-};
-
+// Declares the options every sampling command shares: the chain's in its Config and the
+// others in RunBasics (cli/run_basics.hpp).
 template <class Config>
 void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--tiles", c.tiles, "tiles per side B (a multiple of the number of ranks)")

@@ -6,12 +6,16 @@
 // the key; so is a bad value, naming the option and the file.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "carousel/util/error.hpp"
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
 
 namespace carousel::cli {
 

@@ -10,9 +10,12 @@
 // must not be replayed blindly.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace carousel::cli {
 

@@ -2,9 +2,14 @@
 // (sampler/registry.hpp), where each is declared once.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 #include "carousel/sampler/registry.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace carousel::cli {
 

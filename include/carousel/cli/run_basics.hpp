@@ -1,0 +1,35 @@
+// The options every sampling command shares, apart from the command-line parser that
+// declares them (AddChainOptions, cli/command_support.hpp), so that code which only reads
+// them, such as the chain driver, compiles without CLI11.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "carousel/cli/run_config.hpp"
+
+namespace carousel::cli {
+
+// The options every sampling command shares (the chain's in its Config: tiles, iterations,
+// burn-in, eval-every, checkpoint-every, seed), declared once in AddChainOptions, and the
+// record of the run's options that a fresh run writes as config.toml.
+struct RunBasics {
+  explicit RunBasics(std::string default_out = "") : out(std::move(default_out)) {}
+  std::string out;
+  std::string resume;
+  std::string schedule = "default";  // cyclic, or what the model prefers (ResolveSchedule)
+  bool quiet = false;
+  bool overwrite = false;  // a fresh run may replace another run's files in --out
+  // Also checkpoint after this much wall time (0: never). On by default, so that a crash
+  // or a kill hours into a run loses at most this much of it.
+  double checkpoint_minutes = 30.0;
+  bool burn_in_given = false;
+  bool eval_every_given = false;
+  bool thin_given = false;
+  int chains = 1;
+  // Every option with its value, from ResolveChainOptions on; the command adds the values it
+  // resolves itself (RunConfig::Resolve) before WriteRunConfig.
+  RunConfig run_config;
+};
+
+}  // namespace carousel::cli
