@@ -14,8 +14,8 @@
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
+#include "carousel/cli/sampling_time.hpp"
 #include "carousel/comm/communicator.hpp"
-#include "carousel/engine/phase_seconds.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/model/tile_model.hpp"
@@ -181,13 +181,6 @@ double PeakRssKib();
 // The statistics of a load that began at `start` and has just ended.
 LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse_seconds,
                        std::uint64_t parsed_bytes);
-
-// Where a rank's sampling loop (RunChain) spent its wall time.
-struct SamplingTime {
-  double wall = 0.0;
-  double communicating = 0.0;  // inside the communicator, the waits for other ranks included
-  PhaseSeconds phases;
-};
 
 struct RankStats {
   SamplingTime sampling;
