@@ -5,8 +5,8 @@
 # with a 90/10 split, and prints the test RMSE trace next to the noise floor.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/launch/install-deps.sh"
-CAROUSEL_BUILD_TARGETS=carousel "$root/launch/build.sh"  # only what the demo runs
+"$root/launch/install-deps.sh" binary  # only what the demo runs
+CAROUSEL_BUILD_TARGETS=carousel "$root/launch/build.sh"
 
 out="${CAROUSEL_DEMO_DIR:-$root/out/demo}"
 mkdir -p "$out"

@@ -3,8 +3,11 @@
 # a user with sudo; does nothing when everything is already installed.
 set -euo pipefail
 
+# `install-deps.sh binary`: only what building and running the carousel binary needs
+# (launch/demo.sh); by default also what the tests and the man page need.
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libeigen3-dev
-  libboost-serialization-dev librandom123-dev libcli11-dev libgtest-dev python3-numpy zlib1g-dev help2man)
+  libboost-serialization-dev librandom123-dev libcli11-dev zlib1g-dev)
+[ "${1:-}" = binary ] || packages+=(libgtest-dev python3-numpy help2man)
 
 missing=()
 for p in "${packages[@]}"; do
