@@ -24,6 +24,7 @@
 #include "carousel/io/npy.hpp"
 #include "carousel/io/ratings_reader.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/amf/amf_defaults.hpp"
 #include "carousel/model/amf/amf_model.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/draws_table.hpp"
@@ -32,11 +33,6 @@
 
 namespace carousel::cli {
 namespace {
-
-// Default steps of the samplers whose mf default does not carry over (RunAmfCommand).
-// HAMCMC: a per 1 / (largest degree), over gamma; SGHMC, SGNHT: a per 1 / sqrt(largest degree).
-constexpr double kHamcmcStepPerDegree = 0.05;
-constexpr double kMomentumStepPerSqrtDegree = 0.03;
 
 struct AmfCommandOptions {
   io::MfInput input;
@@ -259,31 +255,7 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
   // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
   if (config.step.a <= 0) {
-    // SGLD: mf's 0.5 / (largest degree) left the posterior on alpha = 2 data (the curvature
-    // of log N(x; 0, 2 v) in W_ik is about degree / (2 W_ik^2), not BPMF's tau degree |h|^2);
-    // a hundredth of it recovered v = (WH)_ij there (correlation 0.89 with the truth).
-    const double degree = static_cast<double>(std::max<std::uint64_t>(data.problem.max_degree, 1));
-    // HAMCMC from H^0 = gamma I warms up as SGLD with step eps gamma (hamcmc.hpp), then
-    // preconditions with L-BFGS (M = 3, lambda = 10). On the rank-1 alpha = 2 recovery data
-    // of tests/mpi/amf.sh (degree 120; 3000 iterations, 2 ranks) a = c / degree gave the
-    // correlation of the fitted v with the truth 0.66, 0.84, 0.89, 0.90, 0.90, 0.90, 0.90 for
-    // c = 0.002, 0.005, 0.01, 0.02, 0.05, 0.2, 0.3, and the chain broke down (correlation
-    // about 0, log-likelihood -1e5 against -2.06e4) at c >= 0.5. On the alpha = 1.5, K = 3
-    // data of its invariance check (degree 36) the log-likelihood stayed at psgld's level
-    // (about -3060) for c <= 0.1 and drifted off from c = 0.2 (-3300 .. -9700). c = 0.05 is
-    // 4 times below that, and 10 times below the breakdown.
-    // SGHMC and SGNHT: mf's 0.6 / sqrt(degree) diverged (SGNHT) or left the posterior (SGHMC,
-    // log-likelihood -7200) on the alpha = 1.5 data; c / sqrt(degree) with c = 0.03 kept
-    // psgld's level there (sghmc degraded from c = 0.1, sgnht diverged at c = 0.3) and gave
-    // correlation 0.89 on the alpha = 2 data.
-    if (config.sampler.name == "sgld")
-      config.step.a = 0.005 / degree;
-    else if (config.sampler.name == "hamcmc")
-      config.step.a = kHamcmcStepPerDegree / degree / config.sampler.initial_scale;
-    else if (config.sampler.name == "sghmc" || config.sampler.name == "sgnht")
-      config.step.a = kMomentumStepPerSqrtDegree / std::sqrt(degree);
-    else
-      config.step.a = DefaultMfStep(config.sampler, data.problem, config.tiles);
+    config.step.a = DefaultAmfStep(config.sampler, data.problem, config.tiles);
     options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
                                       "the sampler's default for this data");
   }

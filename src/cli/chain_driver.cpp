@@ -8,24 +8,31 @@
 #include "carousel/cli/signals.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/draws_writer.hpp"
+#include "carousel/sampler/registry.hpp"
 #include "carousel/util/malloc_policy.hpp"
 
 namespace carousel::cli {
 
 StratumSchedule::Kind ResolveFactorSchedule(Communicator& comm, RunBasics& basics,
                                             const SamplerOptions& sampler, int tiles) {
-  const bool hamcmc_needs_random = sampler.name == "hamcmc" && std::gcd(sampler.memory, tiles) != 1;
+  // A sampler that remembers past iterates (SamplerInfo::memory_option) needs random strata
+  // when its memory and the tile count share a divisor.
+  const SamplerInfo* info = SamplerNamed(sampler.name);
+  const bool needs_random = info && !info->memory_option.empty() &&
+                            std::gcd(sampler.memory, tiles) != 1;
   if (basics.schedule == "default") {
-    basics.schedule = hamcmc_needs_random ? "random" : "cyclic";
-    basics.run_config.Resolve(
-        "--schedule", basics.schedule,
-        hamcmc_needs_random ? "hamcmc's, as --memory and --tiles share a divisor" : "the default");
+    basics.schedule = needs_random ? "random" : "cyclic";
+    basics.run_config.Resolve("--schedule", basics.schedule,
+                              needs_random ? sampler.name + "'s, as " + info->memory_option +
+                                                 " and --tiles share a divisor"
+                                           : "the default");
   }
   const StratumSchedule::Kind kind =
       basics.schedule == "random" ? StratumSchedule::Kind::kRandom : StratumSchedule::Kind::kCyclic;
   RunCollectively(comm, [&] {  // every rank sees the same options: one message for the job
-    if (hamcmc_needs_random && kind == StratumSchedule::Kind::kCyclic)
-      throw UsageError("--schedule", "hamcmc with cyclic strata needs --memory and --tiles (" +
+    if (needs_random && kind == StratumSchedule::Kind::kCyclic)
+      throw UsageError("--schedule", sampler.name + " with cyclic strata needs " +
+                                         info->memory_option + " and --tiles (" +
                                          std::to_string(tiles) +
                                          ") without a common divisor; use --schedule random");
   });

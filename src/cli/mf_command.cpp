@@ -21,6 +21,7 @@
 #include "carousel/model/bpmf/bpmf_metric.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/sampler/registry.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/bpmf/predictive_calibration.hpp"
 #include "carousel/util/error.hpp"
@@ -61,7 +62,7 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
       ->check(Within(0.0, 0.99));
   app.add_option("--format", o.format, "auto|movielens|whitespace|csv|mtx");
   app.add_option("--rank", c.shape.rank, "number of latent factors K")->check(Within(1, 4096));
-  AddSamplerOptions(app, c.sampler, BlockKind::kFactor, {"gibbs"});
+  AddSamplerOptions(app, c.sampler, BlockKind::kFactor, MfOwnSamplers());
   app.add_option("--step", o.step, "step size a of a(b + t)^-c")
       ->check(Positive())
       ->default_str("per sampler, from the data (doc/mf.md, \"Step sizes\")");
@@ -107,6 +108,32 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   AddChainOptions(app, c, o.basics);
 }
 
+// Whether the registry's sampler of `sampler` reads `flag` (mf's gibbs reads none).
+bool Reads(const SamplerOptions& sampler, const std::string& flag) {
+  const SamplerInfo* info = SamplerNamed(sampler.name);
+  return info && info->Reads(flag);
+}
+
+// The sampler as the run's header names it: with its metric if it uses one, and its
+// transition if it has a choice of them.
+std::string SamplerText(const SamplerOptions& sampler) {
+  const SamplerInfo* info = SamplerNamed(sampler.name);
+  if (!info || !info->riemannian) return sampler.name;
+  return sampler.name + " (metric " + sampler.metric->name() +
+         (info->Reads("--transition") ? ", transition " + sampler.transition : "") + ")";
+}
+
+// "sgrld and sgrhmc": the factor samplers that take --metric.
+std::string RiemannianSamplersText() {
+  std::vector<std::string> names;
+  for (const std::string& name : SamplerNames(BlockKind::kFactor))
+    if (SamplerNamed(name)->riemannian) names.push_back(name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+
 MfCommandOptions Parse(const std::vector<std::string>& args) {
   MfCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
@@ -130,7 +157,7 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
       ->default_str("30 passes over the data: 30 x --tiles");
   app.get_option("--eval-every")->default_str("once per pass over the data: --tiles");
   ParseOrThrow(app, args, "carousel mf");
-  CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, {"gibbs"});
+  CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, MfOwnSamplers());
   ResolveChainOptions(app, o.config, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.argv = SelfContainedArgs(app, args);
@@ -138,17 +165,20 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
   const std::string& sampler = o.config.sampler.name;
-  if (o.metric != "default" && sampler != "sgrld" && sampler != "sgrhmc")
-    throw UsageError("--metric", "applies to --sampler sgrld and sgrhmc only (not " + sampler +
-                                     "; hamcmc's H0 is --initial-metric)");
+  const SamplerInfo* info = SamplerNamed(sampler);  // null for the Gibbs reference
+  const bool riemannian = info && info->riemannian;
+  if (o.metric != "default" && !riemannian)
+    throw UsageError("--metric", "applies to --sampler " + RiemannianSamplersText() +
+                                     " only (not " + sampler + "; hamcmc's H0 is --initial-metric)");
   if (o.metric == "default") {
-    o.metric = sampler == "sgrld" ? "fisher" : "rating-count";
-    if (sampler == "sgrld" || sampler == "sgrhmc")
-      o.basics.run_config.Resolve("--metric", o.metric, "the sampler's default");
+    o.metric = DefaultMfMetric(sampler);
+    if (riemannian) o.basics.run_config.Resolve("--metric", o.metric, "the sampler's default");
   }
-  if (sampler == "sgrld" && o.config.sampler.transition == "ou" && o.step >= 1.0)
-    throw UsageError("--step",
-                     "must be below 1 with --transition ou (now " + io::FormatReal(o.step) + ")");
+  if (info && info->step_problem) {
+    const std::string problem = info->step_problem(o.config.sampler, o.step);
+    if (!problem.empty())
+      throw UsageError("--step", problem + " (now " + io::FormatReal(o.step) + ")");
+  }
   if (o.metric == "fisher") {
     o.config.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   } else {
@@ -171,11 +201,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
           {"command", "carousel mf " + JoinArgs(o.argv)},
           {"ranks", std::to_string(ranks)},
           {"tiles", std::to_string(c.tiles)},
-          {"sampler", c.sampler.name == "sgrld" ? "sgrld (metric " + c.sampler.metric->name() +
-                                                      ", transition " + c.sampler.transition + ")"
-                      : c.sampler.name == "sgrhmc"
-                          ? c.sampler.name + " (metric " + c.sampler.metric->name() + ")"
-                          : c.sampler.name},
+          {"sampler", SamplerText(c.sampler)},
           {"step", io::FormatReal(c.step.a) + " * (" + io::FormatReal(c.step.b) + " + t)^-" +
                        io::FormatReal(c.step.c) +
                        (c.step.warmup > 0 ? ", times " + io::FormatReal(c.step.warmup_start) +
@@ -183,7 +209,7 @@ std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions
                                                 ") for t < " + std::to_string(c.step.warmup)
                                           : "")},
           {"rank", std::to_string(c.shape.rank)},
-          {"rmsprop", c.sampler.name == "psgld"
+          {"rmsprop", Reads(c.sampler, "--rmsprop-alpha")
                           ? "alpha " + io::FormatReal(c.sampler.rmsprop_alpha) + ", lambda " +
                                 io::FormatReal(c.sampler.rmsprop_lambda)
                           : "unused"},
@@ -309,7 +335,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
 
   if (options.keep_samples < 0) {
     config.keep_samples =
-        config.sampler.name == "gibbs"
+        IsMfGibbsReference(config.sampler.name)
             ? 0
             : DefaultMfKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
     options.basics.run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
@@ -318,7 +344,7 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
   }
 
-  if (config.sampler.name == "gibbs") {
+  if (IsMfGibbsReference(config.sampler.name)) {
     RunCollectively(comm, [&] {
       if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
       if (config.keep_samples > 0)

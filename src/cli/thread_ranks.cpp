@@ -10,6 +10,7 @@
 
 #include "carousel/cli/command_line.hpp"
 #include "carousel/cli/several_chains.hpp"
+#include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -72,7 +73,7 @@ int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank) 
   // A first argument that is not an option names a one-process tool (`lda infer`).
   const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
   if (tool || OnCommandLine(args, "--resume") || OnCommandLine(args, "--config") ||
-      OptionArgument(args, "--sampler") == std::optional<std::string>("gibbs"))
+      IsMfGibbsReference(OptionArgument(args, "--sampler").value_or("")))
     return 1;
   const int most = std::min(ProcessCpus(), kMaxDefaultThreadRanks);
   const std::optional<std::string> tiles_text = OptionArgument(args, "--tiles");

@@ -143,6 +143,11 @@ std::vector<SamplerInfo> MakeRegistry() {
   sgrld.options = {"--transition"};
   sgrld.factor_blocks = true;
   sgrld.simplex = SimplexSampler::kSgrld;
+  sgrld.riemannian = true;
+  // The OU transition contracts by 1 - eps a step (Sgrld::NoiseVariance).
+  sgrld.step_problem = [](const SamplerOptions& o, double step) -> std::string {
+    return o.transition == "ou" && step >= 1.0 ? "must be below 1 with --transition ou" : "";
+  };
   sgrld.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
     if (!o.metric) throw UsageError("--sampler", "sgrld needs a metric G(theta) from the model");
     return std::make_unique<Sgrld>(o.metric, o.transition == "ou");
@@ -156,6 +161,7 @@ std::vector<SamplerInfo> MakeRegistry() {
   sgrhmc.options = {"--noise-estimate"};
   sgrhmc.factor_blocks = true;
   sgrhmc.simplex = SimplexSampler::kSgrhmc;
+  sgrhmc.riemannian = true;
   sgrhmc.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
     if (!o.metric) throw UsageError("--sampler", "sgrhmc needs a metric G(theta) from the model");
     return std::make_unique<Sgrhmc>(o.metric, o.noise_estimate);
@@ -168,6 +174,7 @@ std::vector<SamplerInfo> MakeRegistry() {
   hamcmc.reference = "Simsekli et al. 2016, Alg. 1 with Eq. 6, 10 and 11";
   hamcmc.options = {"--memory", "--trust", "--initial-scale", "--initial-metric"};
   hamcmc.factor_blocks = true;
+  hamcmc.memory_option = "--memory";
   hamcmc.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
     const std::string& kind = o.initial_metric;
     std::shared_ptr<const DiagonalMetric> h0;
@@ -283,6 +290,16 @@ const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
   std::string message = "unknown sampler '" + name + "' (known: " + Join(names) + ")";
   if (const auto closest = ClosestName(name, names)) message += "; did you mean " + *closest + "?";
   throw UsageError("--sampler", message);
+}
+
+const SamplerInfo* SamplerNamed(const std::string& name) {
+  for (const SamplerInfo& s : SamplerRegistry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+bool SamplerInfo::Reads(const std::string& flag) const {
+  return std::find(options.begin(), options.end(), flag) != options.end();
 }
 
 GeodesicSampler MakeGeodesicSampler(const SamplerOptions& options) {

@@ -74,6 +74,19 @@ TEST(MfDefaults, EveryFactorSamplerHasARowAndNoOtherName) {
   EXPECT_THROW(DefaultMfStepWarmup(unknown), Error);
 }
 
+// mf's own sampler and the metric each sampler uses when --metric is not given: the
+// expected Fisher metric for SGRLD, the rating-count metric for the others.
+TEST(MfDefaults, GibbsIsMfsOwnSamplerAndSgrldTakesTheFisherMetric) {
+  EXPECT_EQ(MfOwnSamplers(), std::vector<std::string>{"gibbs"});
+  EXPECT_TRUE(IsMfGibbsReference("gibbs"));
+  for (const std::string& name : SamplerNames(BlockKind::kFactor)) {
+    EXPECT_FALSE(IsMfGibbsReference(name)) << name;
+    EXPECT_EQ(DefaultMfMetric(name), name == "sgrld" ? "fisher" : "rating-count") << name;
+  }
+  EXPECT_FALSE(IsMfGibbsReference(""));
+  EXPECT_THROW(DefaultMfMetric("sgd"), Error);
+}
+
 // The deferred noise's span: k eps <= 0.3, at least 1 (DESIGN.md section 9).
 TEST(MfDefaults, DeferredNoiseSpanIsAThirdOfTimeOverTheStep) {
   EXPECT_EQ(DeferredNoiseSpan(0.3), 1u);   // 1 and 2 tiles: every iteration

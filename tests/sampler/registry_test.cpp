@@ -33,6 +33,45 @@ TEST(SamplerRegistry, EveryFactorSamplerIsBuiltByNameWithItsDefaults) {
   }
 }
 
+// The facts the commands read instead of comparing names agree with the samplers they
+// describe: a Riemannian sampler cannot be built without the model's metric (the others
+// can), and a sampler with a memory option remembers past iterates (SamplerInfo::memory_option
+// decides the schedule).
+TEST(SamplerRegistry, FactsAgreeWithTheSamplersTheyDescribe) {
+  int riemannian = 0, remembering = 0;
+  for (const std::string& name : SamplerNames(BlockKind::kFactor)) {
+    const SamplerInfo* info = SamplerNamed(name);
+    ASSERT_NE(info, nullptr) << name;
+    SamplerOptions options;
+    options.name = name;
+    if (info->riemannian) {
+      ++riemannian;
+      EXPECT_THROW(MakeSampler(options), UsageError) << name << " built without a metric";
+    } else {
+      EXPECT_TRUE(MakeSampler(options)) << name;
+    }
+    options.metric = std::make_shared<UnitMetric>();
+    const bool remembers = MakeSampler(options)->remembers_past_iterates();
+    EXPECT_EQ(!info->memory_option.empty(), remembers) << name;
+    remembering += remembers;
+    if (!info->memory_option.empty()) EXPECT_TRUE(info->Reads(info->memory_option)) << name;
+  }
+  EXPECT_EQ(riemannian, 2);   // sgrld, sgrhmc
+  EXPECT_EQ(remembering, 1);  // hamcmc
+  EXPECT_EQ(SamplerNamed("gibbs"), nullptr);  // mf's own, not the registry's
+
+  // SGRLD's OU transition contracts by 1 - eps a step: steps of 1 and more are refused
+  // with it (Sgrld::NoiseVariance), not with the Euler transition.
+  const SamplerInfo& sgrld = *SamplerNamed("sgrld");
+  SamplerOptions ou;
+  ou.transition = "ou";
+  EXPECT_TRUE(sgrld.step_problem(ou, 0.999).empty());
+  EXPECT_EQ(sgrld.step_problem(ou, 1.0), "must be below 1 with --transition ou");
+  SamplerOptions euler;
+  euler.transition = "euler";
+  EXPECT_TRUE(sgrld.step_problem(euler, 1.5).empty());
+}
+
 TEST(SamplerRegistry, EverySamplerNamesItsPaperAndKnowsItsOptions) {
   std::vector<std::string> flags;
   for (const SamplerOptionSpec& s : SamplerOptionSpecs()) flags.push_back(s.flag);

@@ -66,6 +66,19 @@ struct SamplerInfo {
   std::optional<SimplexSampler> simplex;  // runs on simplex blocks, as this update
   std::optional<GeodesicKind> sphere;     // runs on sphere blocks (geodesic.hpp)
   std::function<std::unique_ptr<Sampler>(const SamplerOptions&)> make;  // factor blocks
+  // Preconditions with the model's metric G(theta) (SamplerOptions::metric), which the
+  // model's command lets the user choose.
+  bool riemannian = false;
+  // The option giving how many past iterates it remembers (hamcmc's --memory), or empty.
+  // A cyclic schedule of strata needs that count and the tile count without a common
+  // divisor, or the remembered iterates all come from the same few strata.
+  std::string memory_option;
+  // What a step must satisfy beyond being positive, given the other options, as the
+  // phrase a message ends with ("must be below 1 with --transition ou"); empty when the
+  // step satisfies it. Null: nothing more.
+  std::function<std::string(const SamplerOptions&, double step)> step_problem;
+
+  bool Reads(const std::string& flag) const;  // whether `flag` is one of its options
 };
 
 const std::vector<SamplerOptionSpec>& SamplerOptionSpecs();
@@ -80,6 +93,8 @@ std::vector<std::string> SamplerNames(BlockKind kind);
 // the registry's (mf's gibbs), listed among the known ones.
 const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
                                const std::vector<std::string>& also_known = {});
+// The registry's sampler `name`, or null (a model's own sampler such as mf's gibbs).
+const SamplerInfo* SamplerNamed(const std::string& name);
 // Throws UsageError naming the option when a value is out of its bounds.
 void CheckSamplerOptions(const SamplerOptions& options);
 // The sampler `options.name` for sphere blocks (SGGMC or gSGNHT) with its options; throws

@@ -108,17 +108,21 @@ struct MfSamplerDefaults {
   double (*step)(const StepInputs&);
   std::uint64_t warmup;  // iterations of the step's warm-up
   bool hyper_per_pass;   // the precisions' Gibbs step once per pass, else every 10th
+  const char* metric;    // the metric G(theta) (bpmf_metric.hpp) a Riemannian sampler uses
+  bool exact_reference;  // mf's own sampler: the exact Gibbs sampler, in one process
 };
+// Every sampler carries the rating-count metric unless it is SGRLD: a metric an unrelated
+// sampler never reads (SamplerInfo::riemannian) stays the one such runs have always carried.
 constexpr MfSamplerDefaults kMfSamplerDefaults[] = {
-    {"psgld", PsgldStep, 0, false},
-    {"sghmc", MomentumStep, 0, false},
-    {"sgnht", MomentumStep, 0, false},
-    {"sgrld", SgrldStep, kSgrldWarmup, true},
-    {"hamcmc", HamcmcStep, 0, false},
-    {"sgrhmc", SgrhmcStep, 0, false},
-    {"sgld", SgldStep, 0, false},
+    {"psgld", PsgldStep, 0, false, "rating-count", false},
+    {"sghmc", MomentumStep, 0, false, "rating-count", false},
+    {"sgnht", MomentumStep, 0, false, "rating-count", false},
+    {"sgrld", SgrldStep, kSgrldWarmup, true, "fisher", false},
+    {"hamcmc", HamcmcStep, 0, false, "rating-count", false},
+    {"sgrhmc", SgrhmcStep, 0, false, "rating-count", false},
+    {"sgld", SgldStep, 0, false, "rating-count", false},
     // The Gibbs reference takes no step; its config.toml has recorded SGLD's, and still does.
-    {"gibbs", SgldStep, 0, false},
+    {"gibbs", SgldStep, 0, false, "rating-count", true},
 };
 
 const MfSamplerDefaults& DefaultsOf(const std::string& sampler) {
@@ -142,6 +146,23 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
                       static_cast<double>(std::max<std::uint64_t>(problem.max_degree, 1)),
                       gradient_scale};
   return DefaultsOf(options.name).step(in);
+}
+
+std::string DefaultMfMetric(const std::string& sampler) {
+  return DefaultsOf(sampler).metric;
+}
+
+std::vector<std::string> MfOwnSamplers() {
+  std::vector<std::string> names;
+  for (const MfSamplerDefaults& d : kMfSamplerDefaults)
+    if (d.exact_reference) names.push_back(d.sampler);
+  return names;
+}
+
+bool IsMfGibbsReference(const std::string& sampler) {
+  for (const MfSamplerDefaults& d : kMfSamplerDefaults)
+    if (sampler == d.sampler) return d.exact_reference;
+  return false;
 }
 
 std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/sampler/sampler.hpp"
@@ -15,6 +17,16 @@ namespace carousel {
 // the --minibatch fraction).
 double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
                      double gradient_scale);
+
+// The metric G(theta) (bpmf_metric.hpp) the sampler uses when --metric is not given:
+// "fisher" for SGRLD, "rating-count" for the others.
+std::string DefaultMfMetric(const std::string& sampler);
+
+// Whether `sampler` is mf's exact Gibbs reference (--sampler gibbs, one process only,
+// gibbs_command.cpp) rather than a sampler of the registry.
+bool IsMfGibbsReference(const std::string& sampler);
+// The samplers `carousel mf` takes besides the registry's factor samplers: {"gibbs"}.
+std::vector<std::string> MfOwnSamplers();
 
 // The step's warm-up (step_size.hpp): the step grows geometrically from a sixth of its value,
 // over DefaultMfStepWarmup iterations: 30 for SGRLD, 0 (none) for the other samplers.
