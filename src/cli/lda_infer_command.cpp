@@ -5,6 +5,11 @@
 // (DocumentInference over DocumentGibbs, model/lda/lda_inference.hpp), the one that
 // evaluates held-out documents, with alpha as the run had it. One process: the topics of
 // the whole vocabulary (K x V) are read whole, and documents are independent.
+//
+// A run of several chains (--chains) is read chain by chain. Topics are not aligned across
+// chains (topic k of one chain is any topic of another), so the proportions are given per
+// chain, C x D x K; the predictive is pooled: a document's held-out tokens have the mean over
+// the chains of their probability under each chain's topics.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -17,6 +22,7 @@
 
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/corpus_reader.hpp"
@@ -47,7 +53,8 @@ InferOptions Parse(const std::vector<std::string>& args) {
       "run (one process)",
       "carousel lda infer"};
   SetUpCommandApp(app);
-  app.add_option("--run", o.run, "the --out directory of a finished carousel lda run")
+  app.add_option("--run", o.run,
+                 "the --out directory of a finished carousel lda run (of one chain or several)")
       ->required()
       ->check(NonEmpty());
   app.add_option("--corpus", o.corpus, "new documents (UCI docword or LDA-C), the run's word ids")
@@ -57,9 +64,12 @@ InferOptions Parse(const std::vector<std::string>& args) {
                  "vocabulary of --corpus, one word per line: its words are matched by spelling "
                  "to the run's vocab.txt (without it, word ids are the run's)");
   app.add_option("--corpus-format", o.format, "auto|uci|ldac");
-  app.add_option("--out", o.out, "topic proportions, D x K float64 .npy")->check(NonEmpty());
+  app.add_option("--out", o.out,
+                 "topic proportions, D x K float64 .npy (C x D x K for a run of C chains)")
+      ->check(NonEmpty());
   app.add_option("--perplexity", o.perplexity,
-                 "also write each document's document-completion perplexity (CSV)");
+                 "also write each document's document-completion perplexity (CSV; the chains' "
+                 "predictive pooled)");
   app.add_option("--sweeps", o.sweeps,
                  "Gibbs sweeps per document; theta is averaged over the second half")
       ->check(Within(2, 100000));
@@ -93,13 +103,13 @@ std::optional<std::string> HeaderValue(const std::string& path, const std::strin
   return std::nullopt;
 }
 
-FinishedRun ReadRun(const InferOptions& o) {
+FinishedRun ReadRun(const std::string& dir, const InferOptions& o) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(o.run))
-    throw InputError(o.run,
+  if (!fs::is_directory(dir))
+    throw InputError(dir,
                      "not a directory; --run must be the --out directory of a finished "
                      "carousel lda run");
-  const std::string topic_word = o.run + "/topic_word.npy", trace = o.run + "/trace.csv";
+  const std::string topic_word = dir + "/topic_word.npy", trace = dir + "/trace.csv";
   if (!fs::exists(topic_word))
     throw InputError(topic_word,
                      "not found; --run must be the --out directory of a finished carousel lda "
@@ -152,7 +162,7 @@ FinishedRun ReadRun(const InferOptions& o) {
       throw InputError(trace, "no valid '# alpha:' line in its header; give --alpha");
   }
   if (!o.vocab.empty()) {
-    const std::string vocab = o.run + "/vocab.txt";
+    const std::string vocab = dir + "/vocab.txt";
     if (!fs::exists(vocab))
       throw InputError(vocab,
                        "not found: the run was trained without --vocab, so its words have no "
@@ -183,6 +193,17 @@ std::vector<std::uint32_t> WordMap(const FinishedRun& run, const Corpus& corpus)
   return map;
 }
 
+// log((1/C) sum_c exp(l_c)), the log of the chains' mean probability, without underflow;
+// l_0 itself for one chain.
+double PooledLogProbability(const std::vector<double>& per_chain) {
+  if (per_chain.size() == 1) return per_chain[0];
+  const double top = *std::max_element(per_chain.begin(), per_chain.end());
+  if (!std::isfinite(top)) return top;
+  double sum = 0.0;
+  for (const double l : per_chain) sum += std::exp(l - top);
+  return top + std::log(sum / static_cast<double>(per_chain.size()));
+}
+
 }  // namespace
 
 int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args) {
@@ -194,7 +215,19 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
                                         std::to_string(comm.size()) +
                                         ": start it without mpirun (or with -np 1)");
   });
-  const FinishedRun run = ReadRun(o);
+  std::vector<FinishedRun> chains;
+  for (const std::string& dir : ChainDirectories(o.run)) {
+    chains.push_back(ReadRun(dir, o));
+    const FinishedRun& first = chains.front();
+    if (chains.back().topics != first.topics || chains.back().words != first.words ||
+        chains.back().vocab != first.vocab)
+      throw InputError(dir + "/topic_word.npy",
+                       "its topics (" + std::to_string(chains.back().topics) + " x " +
+                           std::to_string(chains.back().words) +
+                           ", and vocabulary) are not those of the run's first chain");
+  }
+  const FinishedRun& run = chains.front();
+  const std::size_t C = chains.size();
   const Corpus corpus = io::ReadCorpus(o.corpus, o.vocab, io::ParseCorpusFormat(o.format));
   const std::vector<std::uint32_t> map = WordMap(run, corpus);
 
@@ -222,56 +255,75 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
                                           "words by spelling)"
                                         : ""));
 
-  TopicWordView view;
-  const std::vector<double> ones(run.topics, 1.0);
-  view.Assign(run.phi.data(), run.words, static_cast<int>(run.topics), ones.data(), run.alpha);
-  DocumentInference inference(view, o.sweeps, o.seed);
-
   const std::size_t K = run.topics;
-  io::NpyRowWriter out(o.out, corpus.documents, K);
-  std::string perplexity_csv;
-  if (!o.perplexity.empty()) {
-    perplexity_csv = io::CommentBlock({{"carousel", kVersion},
-                                       {"command", "carousel lda infer " + JoinArgs(args)},
-                                       {"run", o.run},
-                                       {"corpus", corpus.path},
-                                       {"topics", std::to_string(K)},
-                                       {"alpha", io::FormatReal(run.alpha)},
-                                       {"sweeps", std::to_string(o.sweeps)},
-                                       {"seed", std::to_string(o.seed)}});
-    perplexity_csv += "doc,tokens,test_tokens,perplexity\n";
-  }
+  const std::size_t D = corpus.documents;
+  io::NpyRowWriter out(o.out, C == 1 ? std::vector<std::size_t>{D, K}
+                                     : std::vector<std::size_t>{C, D, K});
+  // Each document's held-out tokens and their log-probability under each chain's topics.
+  std::vector<std::uint64_t> doc_test_tokens(D, 0), doc_tokens(D, 0);
+  std::vector<std::vector<double>> doc_log_likelihood(C, std::vector<double>(D, 0.0));
   std::vector<std::uint32_t> words;
   std::vector<double> rows;
-  std::uint64_t without_known = 0, test_tokens = 0;
-  double log_likelihood = 0.0;
+  std::uint64_t without_known = 0;
   constexpr std::size_t kSliceDocuments = 4096;
-  for (std::uint32_t d = 0; d < corpus.documents; ++d) {
-    words.clear();
-    for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
-      if (map[corpus.word[e]] != kUnknownWord)
-        words.insert(words.end(), corpus.count[e], map[corpus.word[e]]);
-    if (words.empty()) ++without_known;
-    rows.resize(rows.size() + K);
-    inference.Infer(d, words, rows.data() + rows.size() - K);
-    if (rows.size() == kSliceDocuments * K || d + 1 == corpus.documents) {
-      out.AppendRows(rows.data(), rows.size() / K);
-      rows.clear();
+  const std::vector<double> ones(K, 1.0);
+  for (std::size_t chain = 0; chain < C; ++chain) {
+    TopicWordView view;
+    view.Assign(chains[chain].phi.data(), run.words, static_cast<int>(K), ones.data(), run.alpha);
+    DocumentInference inference(view, o.sweeps, o.seed);
+    for (std::uint32_t d = 0; d < D; ++d) {
+      words.clear();
+      for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
+        if (map[corpus.word[e]] != kUnknownWord)
+          words.insert(words.end(), corpus.count[e], map[corpus.word[e]]);
+      if (words.empty() && chain == 0) ++without_known;
+      rows.resize(rows.size() + K);
+      inference.Infer(d, words, rows.data() + rows.size() - K);
+      if (rows.size() == kSliceDocuments * K || d + 1 == D) {
+        out.AppendRows(rows.data(), rows.size() / K);
+        rows.clear();
+      }
+      if (o.perplexity.empty()) continue;
+      const DocumentInference::Completion c = inference.Complete(d, words);
+      doc_log_likelihood[chain][d] = c.log_likelihood;
+      doc_test_tokens[d] = c.test_tokens;  // every 10th known token: the same for every chain
+      doc_tokens[d] = words.size();
     }
-    if (o.perplexity.empty()) continue;
-    const DocumentInference::Completion c = inference.Complete(d, words);
-    log_likelihood += c.log_likelihood;
-    test_tokens += c.test_tokens;
-    perplexity_csv += std::to_string(d) + ',' + std::to_string(words.size()) + ',' +
-                      std::to_string(c.test_tokens) + ',';
-    io::AppendCsvNumber(perplexity_csv,
-                        c.test_tokens > 0
-                            ? std::exp(-c.log_likelihood / static_cast<double>(c.test_tokens))
-                            : std::nan(""));
-    perplexity_csv += '\n';
   }
   out.Commit();
-  if (!o.perplexity.empty()) io::WriteFileAtomically(o.perplexity, perplexity_csv);
+  std::vector<double> chain_log_likelihood(C, 0.0);
+  double log_likelihood = 0.0;
+  std::uint64_t test_tokens = 0;
+  if (!o.perplexity.empty()) {
+    std::vector<std::pair<std::string, std::string>> comments{
+        {"carousel", kVersion},         {"command", "carousel lda infer " + JoinArgs(args)},
+        {"run", o.run},                 {"corpus", corpus.path},
+        {"topics", std::to_string(K)},  {"alpha", io::FormatReal(run.alpha)},
+        {"sweeps", std::to_string(o.sweeps)}, {"seed", std::to_string(o.seed)}};
+    if (C > 1)
+      comments.emplace_back("chains", std::to_string(C) + ", their predictive pooled (the mean "
+                                                          "of each document's probability)");
+    std::string perplexity_csv = io::CommentBlock(comments);
+    perplexity_csv += "doc,tokens,test_tokens,perplexity\n";
+    std::vector<double> per_chain(C);
+    for (std::uint32_t d = 0; d < D; ++d) {
+      for (std::size_t chain = 0; chain < C; ++chain) {
+        per_chain[chain] = doc_log_likelihood[chain][d];
+        chain_log_likelihood[chain] += per_chain[chain];
+      }
+      const double pooled = PooledLogProbability(per_chain);
+      log_likelihood += pooled;
+      test_tokens += doc_test_tokens[d];
+      perplexity_csv += std::to_string(d) + ',' + std::to_string(doc_tokens[d]) + ',' +
+                        std::to_string(doc_test_tokens[d]) + ',';
+      io::AppendCsvNumber(perplexity_csv,
+                          doc_test_tokens[d] > 0
+                              ? std::exp(-pooled / static_cast<double>(doc_test_tokens[d]))
+                              : std::nan(""));
+      perplexity_csv += '\n';
+    }
+    io::WriteFileAtomically(o.perplexity, perplexity_csv);
+  }
 
   std::printf(
       "carousel lda infer: %u documents, %llu tokens, %zu topics of %s; theta written to "
@@ -285,13 +337,27 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
   if (without_known > 0)
     std::printf("  %llu documents without a known word have the prior mean 1/K\n",
                 static_cast<unsigned long long>(without_known));
+  const auto perplexity = [&](double log_probability) {
+    return test_tokens > 0 ? std::exp(-log_probability / static_cast<double>(test_tokens))
+                           : std::nan("");
+  };
   if (!o.perplexity.empty())
     std::printf(
         "  document-completion perplexity %.1f over %llu held-out tokens (every 10th "
         "known token); per document in %s\n",
-        test_tokens > 0 ? std::exp(-log_likelihood / static_cast<double>(test_tokens))
-                        : std::nan(""),
-        static_cast<unsigned long long>(test_tokens), o.perplexity.c_str());
+        perplexity(log_likelihood), static_cast<unsigned long long>(test_tokens),
+        o.perplexity.c_str());
+  if (!o.perplexity.empty() && C > 1) {
+    std::string each;
+    for (std::size_t chain = 0; chain < C; ++chain) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%s%.1f", chain ? ", " : "",
+                    perplexity(chain_log_likelihood[chain]));
+      each += text;
+    }
+    std::printf("  the %zu chains' predictive pooled; each chain's alone: %s\n", C,
+                each.c_str());
+  }
   return 0;
 }
 

@@ -27,6 +27,7 @@
 
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/several_chains.hpp"
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/id_map.hpp"
@@ -188,22 +189,6 @@ SavedModel ReadModel(const std::string& run) {
   return m;
 }
 
-// The runs whose samples a --run directory holds: itself, or for a run of several chains
-// (chains.txt) each chain's directory, OUT/chain-1 ... OUT/chain-C.
-std::vector<std::string> ChainRuns(const std::string& run) {
-  const std::string manifest = run + "/chains.txt";
-  if (fs::exists(run + "/" + io::kModelJsonFile) || !fs::exists(manifest)) return {run};
-  std::ifstream in(manifest);
-  std::string line;
-  int chains = 0;
-  while (std::getline(in, line))
-    if (line.rfind("chains ", 0) == 0) chains = std::atoi(line.c_str() + 7);
-  if (chains < 1) throw InputError(manifest, "names no chains ('chains N' line)");
-  std::vector<std::string> runs;
-  for (int c = 1; c <= chains; ++c) runs.push_back(run + "/chain-" + std::to_string(c));
-  return runs;
-}
-
 // The models of a run's chains must predict the same way: the same data and shape.
 void CheckSameModel(const SavedModel& first, const SavedModel& other, const std::string& run) {
   if (other.mu != first.mu || other.lo != first.lo || other.hi != first.hi ||
@@ -260,7 +245,7 @@ int RunPredictCommand(const std::vector<std::string>& args) {
   const PredictOptions o = Parse(args);
   // Every chain's samples, pooled: the chains' model.json agree on the data and the shape,
   // and the noise variance is the mean of theirs.
-  const std::vector<std::string> runs = ChainRuns(o.run);
+  const std::vector<std::string> runs = ChainDirectories(o.run);
   SavedModel model;
   double noise_sum = 0.0;
   for (const std::string& run : runs) {

@@ -11,6 +11,7 @@
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
@@ -202,6 +203,20 @@ std::optional<std::string> ChainDirOfDraws(const std::string& draws_file) {
   const fs::path real = fs::canonical(draws_file, error);
   if (error) return std::nullopt;
   return real.parent_path().parent_path().string();
+}
+
+std::vector<std::string> ChainDirectories(const std::string& run) {
+  const std::string manifest = run + "/" + kManifest;
+  if (fs::exists(run + "/" + io::kModelJsonFile) || !fs::exists(manifest)) return {run};
+  std::ifstream in(manifest);
+  std::string line;
+  int chains = 0;
+  while (std::getline(in, line))
+    if (line.rfind("chains ", 0) == 0) chains = std::atoi(line.c_str() + 7);
+  if (chains < 1) throw InputError(manifest, "names no chains ('chains N' line)");
+  std::vector<std::string> runs;
+  for (int c = 1; c <= chains; ++c) runs.push_back(ChainDir(run, c));
+  return runs;
 }
 
 int ChainGroups(int ranks, int chains) {

@@ -128,6 +128,14 @@ NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows, std::size_
   file_.Append(Header({rows, cols}, element == NpyElement::kFloat32 ? "<f4" : "<f8"));
 }
 
+NpyRowWriter::NpyRowWriter(const std::string& path, const std::vector<std::size_t>& shape,
+                           NpyElement element)
+    : file_(path), rows_(1), cols_(shape.empty() ? 0 : shape.back()), element_(element) {
+  if (shape.size() < 2) throw Error(ExitCode::kInternal, "NpyRowWriter: fewer than 2 dimensions");
+  for (std::size_t d = 0; d + 1 < shape.size(); ++d) rows_ *= shape[d];
+  file_.Append(Header(shape, element == NpyElement::kFloat32 ? "<f4" : "<f8"));
+}
+
 NpyRowWriter::NpyRowWriter(const std::string& path, std::size_t rows)
     : file_(path), rows_(rows), cols_(1) {
   file_.Append(Header({rows}, "<f8"));

@@ -31,7 +31,7 @@ void WriteRunModelJson(const std::string& dir, const RunModelJson& m) {
     out += (n == 0 ? "\n    " : ",\n    ") + JsonString(m.files[n].first) + ": " +
            JsonString(m.files[n].second);
   out += m.files.empty() ? "}\n}\n" : "\n  }\n}\n";
-  WriteFileAtomically(dir + "/model.json", out);
+  WriteFileAtomically(dir + "/" + kModelJsonFile, out);
 }
 
 }  // namespace carousel::io

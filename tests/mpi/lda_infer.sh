@@ -74,3 +74,46 @@ ok "a corpus without a known word: $EXPECT_FAIL_MESSAGE"
 expect_fail 3 "trained without --vocab" "$CAROUSEL_BIN" lda infer --run "$T/plain" \
   --corpus "$T/docword.txt" --vocab "$T/vocab.txt"
 ok "--vocab for a run without a vocabulary: $EXPECT_FAIL_MESSAGE"
+
+# A run of two chains: the proportions per chain (2 x D x K: topics are not aligned across
+# chains), chain c's being what `lda infer --run RUN/chain-c` gives, bitwise; the held-out
+# predictive pooled: each document's perplexity is that of the chains' mean probability of
+# its held-out tokens, log((p_1 + p_2) / 2), computed here from each chain's own output. The
+# control: the chains' mean log-probability (a geometric mean, not a mixture) is rejected.
+"$CAROUSEL_BIN" lda --corpus "$T/docword.txt" --vocab "$T/vocab.txt" "${COMMON[@]}" --chains 2 \
+  --out "$T/two" >"$T/two.log" 2>&1 || { show_log "$T/two.log"; fail "carousel lda --chains 2 failed"; }
+for c in 1 2; do
+  "$CAROUSEL_BIN" lda infer --run "$T/two/chain-$c" --corpus "$T/docword.txt" \
+    --out "$T/chain$c.npy" --perplexity "$T/chain$c.csv" >"$T/chain$c.log" 2>&1 ||
+    { show_log "$T/chain$c.log"; fail "lda infer of chain $c failed"; }
+done
+"$CAROUSEL_BIN" lda infer --run "$T/two" --corpus "$T/docword.txt" --out "$T/pooled.npy" \
+  --perplexity "$T/pooled.csv" >"$T/pooled.log" 2>&1 ||
+  { show_log "$T/pooled.log"; fail "lda infer of a run of two chains failed"; }
+grep -q "the 2 chains' predictive pooled; each chain's alone" "$T/pooled.log" ||
+  { show_log "$T/pooled.log"; fail "the summary does not name the pooled chains"; }
+/usr/bin/python3 - "$T" "$D" "$K" <<'PY' || fail "lda infer did not pool the two chains as documented"
+import sys, numpy as np
+t, D, K = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pooled = np.load(t + "/pooled.npy")
+assert pooled.shape == (2, D, K), pooled.shape
+for c in (1, 2):
+    own = np.load(f"{t}/chain{c}.npy")
+    assert np.array_equal(pooled[c - 1], own), f"chain {c}'s proportions differ from its own run's"
+assert not np.array_equal(pooled[0], pooled[1])
+def rows(name):
+    lines = [l for l in open(f"{t}/{name}.csv") if not l.startswith("#")]
+    assert lines[0].strip() == "doc,tokens,test_tokens,perplexity", lines[0]
+    r = np.array([[float(x) for x in l.split(",")] for l in lines[1:]])
+    return r[:, 2], r[:, 3]
+n, p1 = rows("chain1"); n2, p2 = rows("chain2"); m, got = rows("pooled")
+assert np.array_equal(n, n2) and np.array_equal(n, m)
+keep = n > 0
+l1, l2 = -n[keep] * np.log(p1[keep]), -n[keep] * np.log(p2[keep])
+mixture = np.exp(-np.logaddexp(l1, l2) + np.log(2)) ** (1 / n[keep])  # log of the mean probability
+geometric = np.exp(-(l1 + l2) / 2 / n[keep])
+assert np.allclose(got[keep], mixture, rtol=1e-9), np.max(np.abs(got[keep] / mixture - 1))
+assert not np.allclose(got[keep], geometric, rtol=1e-6), "the control (geometric mean) passed too"
+print(f"pooled perplexity matches the mixture; geometric control off by up to {np.max(np.abs(geometric / got[keep] - 1)):.2e}")
+PY
+ok "lda infer of a run of two chains: 2 x $D x $K proportions (each chain's own, bitwise), perplexity of the chains' mean probability"

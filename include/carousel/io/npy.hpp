@@ -42,6 +42,10 @@ class NpyRowWriter {
  public:
   NpyRowWriter(const std::string& path, std::size_t rows, std::size_t cols,
                NpyElement element = NpyElement::kFloat64);
+  // An array of any shape (at least 2 dimensions), given a row of its last dimension at a
+  // time in C order: rows is the product of the others.
+  NpyRowWriter(const std::string& path, const std::vector<std::size_t>& shape,
+               NpyElement element = NpyElement::kFloat64);
   // A vector of `rows` values (shape (rows,)), given a slice at a time as rows of one.
   NpyRowWriter(const std::string& path, std::size_t rows);
   void AppendRows(const double* data, std::size_t rows);

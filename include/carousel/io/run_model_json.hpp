@@ -10,6 +10,10 @@
 
 namespace carousel::io {
 
+// The name of every run's model.json in its --out (a single chain's; a run of several
+// chains has one in each chain's directory).
+inline constexpr const char* kModelJsonFile = "model.json";
+
 // The members every model's model.json starts with (mf's too, mf_outputs.cpp).
 struct ModelJsonHeader {
   std::string model;    // "mf", "lda", ...: format "carousel <model> model"

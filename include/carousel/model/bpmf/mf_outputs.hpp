@@ -12,6 +12,7 @@
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/io/run_model_json.hpp"  // kModelJsonFile
 #include "carousel/model/bpmf/bpmf_model.hpp"
 
 namespace carousel::io {
@@ -44,7 +45,6 @@ class UserArrayWriter {
 
 // ---- --keep-samples: samples/ and model.json (what `carousel predict` reads).
 
-inline constexpr const char* kModelJsonFile = "model.json";
 inline constexpr const char* kSamplesDir = "samples";
 
 // The file of sample `index` (0-based, in the order taken) of a factor, relative to --out:
