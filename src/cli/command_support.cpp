@@ -242,9 +242,10 @@ void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
     const double percent = 100.0 / std::max(stats[r].sampling.wall, 1e-9);
     std::printf(
         "  rank %zu: sampling time by phase: tiles %.1f%%, rows %.1f%%, waiting for the column "
-        "shift %.1f%%, end of iteration %.1f%%, evaluations %.1f%%, agreement %.1f%%\n",
+        "shift %.1f%%, end of iteration %.1f%%, evaluations %.1f%%, agreement %.1f%%, "
+        "checkpoints %.1f%%\n",
         r, p.tiles * percent, p.rows * percent, p.shift_wait * percent, p.end_iteration * percent,
-        p.evaluations * percent, p.agreement * percent);
+        p.evaluations * percent, p.agreement * percent, p.checkpoints * percent);
   }
   for (std::size_t r = 0; r < stats.size(); ++r) {
     const LoadStats& load = stats[r].load;

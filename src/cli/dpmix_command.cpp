@@ -240,12 +240,24 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
     draws.Write(DpmixDraws(model.trace()));
   };
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
+  // Without held-out observations the log predictive is not defined: trace.csv's log_pred
+  // columns hold NaN, and the progress and closing lines say why instead of printing it.
+  const bool has_held_out = survey.held_out > 0;
+  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet)
+    std::fprintf(stderr,
+                 "carousel dpmix: note: no held-out observations (--test-fraction %s): the "
+                 "held-out log predictive is not evaluated (NaN in trace.csv)\n",
+                 io::FormatReal(config.test_fraction).c_str());
   hooks.eval_status = [&] {
     const DpmixTraceRow& row = model.trace().back();
     char status[128];
-    std::snprintf(status, sizeof status, "log pred %.4f (sample %.4f), %llu components, alpha %.3g",
-                  row.log_pred, row.log_pred_sample, static_cast<unsigned long long>(row.occupied),
-                  row.alpha);
+    if (has_held_out)
+      std::snprintf(status, sizeof status,
+                    "log pred %.4f (sample %.4f), %llu components, alpha %.3g", row.log_pred,
+                    row.log_pred_sample, static_cast<unsigned long long>(row.occupied), row.alpha);
+    else
+      std::snprintf(status, sizeof status, "%llu components, alpha %.3g",
+                    static_cast<unsigned long long>(row.occupied), row.alpha);
     return std::string(status);
   };
   const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
@@ -279,13 +291,21 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
     if (!corpus.vocab.empty()) description.files.push_back({"component_words", "components.txt"});
     io::WriteRunModelJson(options.basics.out, description);
     const DpmixTraceRow& last = model.trace().back();
+    char fit[160];
+    if (has_held_out)
+      std::snprintf(fit, sizeof fit,
+                    "held-out log predictive per observation %.4f (averaged over %llu samples), "
+                    "%.4f (last sample)",
+                    last.log_pred, static_cast<unsigned long long>(last.samples),
+                    last.log_pred_sample);
+    else
+      std::snprintf(fit, sizeof fit, "no held-out observations (--test-fraction %s)",
+                    io::FormatReal(config.test_fraction).c_str());
     std::printf(
-        "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
-        "log predictive per observation %.4f (averaged over %llu samples), %.4f (last "
-        "sample); %zu occupied components, alpha %.4g; output in %s\n",
+        "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %zu "
+        "occupied components, alpha %.4g; output in %s\n",
         static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
-        model.seconds_sampling(), last.log_pred, static_cast<unsigned long long>(last.samples),
-        last.log_pred_sample, K, last.alpha, options.basics.out.c_str());
+        model.seconds_sampling(), fit, K, last.alpha, options.basics.out.c_str());
   });
   return 0;
 }

@@ -3,6 +3,7 @@
 // corpus drawn from LDA with known topics, shaped like KOS by default.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
@@ -54,11 +55,18 @@ int RunGenCommand(const std::vector<std::string>& args) {
     throw Error(ExitCode::kUsage, std::string("carousel gen: ") + e.what());
   }
   if (lda->parsed()) {
+    // The topics' file is opened first, so that a --topics-out that cannot be written stops
+    // the command before the corpus is (both are written atomically).
+    std::optional<io::NpyRowWriter> topics;
+    if (!topics_out.empty())
+      topics.emplace(topics_out, static_cast<std::size_t>(l.topics),
+                     static_cast<std::size_t>(l.vocabulary));
     const GeneratedCorpus data = GenerateLda(l);
     WriteUciCorpus(out, data.corpus);
-    if (!topics_out.empty())
-      io::WriteNpy(topics_out, data.phi.data(),
-                   {static_cast<std::size_t>(l.topics), static_cast<std::size_t>(l.vocabulary)});
+    if (topics) {
+      topics->AppendRows(data.phi.data(), static_cast<std::size_t>(l.topics));
+      topics->Commit();
+    }
     std::printf(
         "carousel gen lda: %u documents, %llu tokens (%zu distinct document-word pairs), "
         "%u words, %d topics written to %s\n",

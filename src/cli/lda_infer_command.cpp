@@ -257,6 +257,10 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
 
   const std::size_t K = run.topics;
   const std::size_t D = corpus.documents;
+  // Both outputs are opened before any is written, so that one that cannot be written stops
+  // the command with neither in place (each is written atomically).
+  std::optional<io::AtomicFileWriter> perplexity_file;
+  if (!o.perplexity.empty()) perplexity_file.emplace(o.perplexity);
   io::NpyRowWriter out(o.out, C == 1 ? std::vector<std::size_t>{D, K}
                                      : std::vector<std::size_t>{C, D, K});
   // Each document's held-out tokens and their log-probability under each chain's topics.
@@ -322,7 +326,8 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
                               : std::nan(""));
       perplexity_csv += '\n';
     }
-    io::WriteFileAtomically(o.perplexity, perplexity_csv);
+    perplexity_file->Append(perplexity_csv);
+    perplexity_file->Commit();
   }
 
   std::printf(

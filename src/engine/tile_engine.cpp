@@ -189,6 +189,7 @@ bool TileEngine::Impl::Run(const EngineCallbacks& callbacks) {
       const std::string payload = CheckpointPayload(callbacks.checkpoint_extra);
       if (comm_.rank() == 0) callbacks.on_checkpoint(iteration_, payload);
       last_checkpoint = iteration_;
+      clock.Into(phases_.checkpoints);
     }
     if (verdict.stop) return false;
   }

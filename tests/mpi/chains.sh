@@ -104,6 +104,19 @@ grep -Eq "^carousel mf: calibration: 50/80/90/95% predictive intervals cover" "$
   { show_log "$T/single1.log"; fail "mf's closing lines give no calibration"; }
 ok "carousel summary OUT reads the 4 chains' draws, and gives the calibration on the test set, as mf's closing lines do"
 
+# A draws file whose last line was cut mid-number (a run killed while writing it): summary
+# leaves that line out and says so, and its figures are those of the complete lines.
+cut=$T/cut.csv
+grep -v '^$' "$T/four-p2/draws/chain-1.csv" >"$cut"
+printf '%s' "$(tail -n 1 "$cut" | cut -c1-7)" >>"$cut"  # a partial line without a newline
+"$CAROUSEL_BIN" summary "$cut" >"$T/cut.out" 2>&1 || { show_log "$T/cut.out"; fail "summary of a cut draws file failed"; }
+grep -q "^carousel summary: note: $cut: left out its unfinished last line\$" "$T/cut.out" ||
+  { show_log "$T/cut.out"; fail "summary gave no note on the cut last line"; }
+"$CAROUSEL_BIN" summary "$T/four-p2/draws/chain-1.csv" >"$T/whole.out" 2>&1
+cmp -s <(grep '^log_lik' "$T/cut.out") <(grep '^log_lik' "$T/whole.out") ||
+  { show_log "$T/cut.out"; fail "the cut line entered the summary"; }
+ok "summary of a draws file cut mid-number: the partial line left out, with a note"
+
 # R's posterior package reads them as a draws array (when R is installed; the diagnostics
 # test installs it as root, and compares the figures).
 if command -v Rscript >/dev/null && Rscript -e 'library(posterior)' >/dev/null 2>&1; then

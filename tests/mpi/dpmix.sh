@@ -98,3 +98,14 @@ expect_fail_mpi 2 "option --init-components: is 10, more than --max-components 3
   --corpus "$T/dup.txt" --init-components 10 --max-components 3 --out "$T/bad3"
 ! grep -q "MPI_ABORT" "$T/last.err" || { show_log "$T/last.err"; fail "--init-components > --max-components: a rank aborted the job"; }
 ok "--init-components above --max-components: exit 2 before sampling, one message"
+
+# No held-out observations (--test-fraction 0): said at the start and in the closing line,
+# instead of a NaN log predictive in the progress and summary lines.
+run_ok no-held-out 2 dpmix --corpus "$T/docword.txt" --minibatch 100 --eval-every 20 \
+  --burn-in 40 --tiles 4 --iterations 60 --test-fraction 0 --out "$T/no-held-out"
+log=$TEST_TMP/no-held-out.log
+grep -q "note: no held-out observations (--test-fraction 0)" "$log" &&
+  grep -q "; no held-out observations (--test-fraction 0); [0-9]* occupied components" "$log" ||
+  { show_log "$log"; fail "--test-fraction 0: no note on the missing held-out observations"; }
+! grep -qw "nan" "$log" || { show_log "$log"; fail "--test-fraction 0: a nan is printed"; }
+ok "--test-fraction 0: a note and a closing line without held-out figures, no NaN printed"

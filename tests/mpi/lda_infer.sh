@@ -117,3 +117,14 @@ assert not np.allclose(got[keep], geometric, rtol=1e-6), "the control (geometric
 print(f"pooled perplexity matches the mixture; geometric control off by up to {np.max(np.abs(geometric / got[keep] - 1)):.2e}")
 PY
 ok "lda infer of a run of two chains: 2 x $D x $K proportions (each chain's own, bitwise), perplexity of the chains' mean probability"
+
+# An output that cannot be written stops the command with exit 4 before any output is in
+# place: lda infer's .npy is not left without its --perplexity file, nor gen lda's corpus
+# without its --topics-out.
+expect_fail 4 "cannot create /nonexistent/p.csv" "$CAROUSEL_BIN" lda infer --run "$T/run" \
+  --corpus "$T/docword.txt" --out "$T/orphan.npy" --perplexity /nonexistent/p.csv
+[[ ! -e $T/orphan.npy ]] || fail "lda infer left its .npy when --perplexity could not be written"
+expect_fail 4 "cannot create /nonexistent/t.npy" "$CAROUSEL_BIN" gen lda --documents 20 --topics 2 \
+  --out "$T/orphan.txt" --topics-out /nonexistent/t.npy
+[[ ! -e $T/orphan.txt ]] || fail "gen lda left its corpus when --topics-out could not be written"
+ok "unwritable --perplexity and --topics-out: exit 4 with no output left ($EXPECT_FAIL_MESSAGE)"

@@ -21,8 +21,9 @@ struct RunBasics {
   bool quiet = false;
   bool overwrite = false;  // a fresh run may replace another run's files in --out
   // Also checkpoint after this much wall time (0: never). On by default, so that a crash
-  // or a kill hours into a run loses at most this much of it.
-  double checkpoint_minutes = 30.0;
+  // or a kill hours into a run loses at most this much of it. A checkpoint of 25M ratings
+  // at K = 32 costs well under 1% of 15 minutes (bench/run_checkpoint_cost.sh).
+  double checkpoint_minutes = 15.0;
   bool burn_in_given = false;
   bool eval_every_given = false;
   bool thin_given = false;

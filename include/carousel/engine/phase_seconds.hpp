@@ -15,6 +15,7 @@ struct PhaseSeconds {
   double end_iteration = 0.0;  // the model's end of the iteration (its reductions included)
   double evaluations = 0.0;    // evaluations and kept draws
   double agreement = 0.0;      // the ranks' agreement on finiteness, signals and checkpoints
+  double checkpoints = 0.0;    // packing, gathering and (rank 0) writing checkpoints
 };
 
 }  // namespace carousel
