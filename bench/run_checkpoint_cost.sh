@@ -39,13 +39,15 @@ checkpoint_bytes=$(du -sb "$run/checkpoints" | awk '{ print $1 }')
 kept=$(find "$run/checkpoints" -type f | wc -l)
 # rank 0's sampling wall time and its checkpoints phase (a share of it)
 awk -v n="$written" -v bytes="$checkpoint_bytes" -v kept="$kept" '
-  / iterations on .* rank\(s\) in / { for (i = 1; i <= NF; ++i) if ($i == "in") wall = $(i + 1) }
+  / iterations on .* rank\(s\) in / && wall == "" {
+    for (i = 1; i <= NF && wall == ""; ++i) if ($i == "in") wall = $(i + 1)
+  }
   /rank 0: sampling time by phase/ { for (i = 1; i <= NF; ++i) if ($i == "checkpoints") share = $(i + 1) }
   END {
     sub("s", "", wall); sub("%", "", share)
     each = wall * share / 100 / n
     printf "checkpoints written: %d in %.1f s of sampling (rank 0: %.1f%%)\n", n, wall, share
     printf "seconds per checkpoint: %.2f\n", each
-    printf "checkpoint files kept: %d, %.1f MiB in all\n", kept, bytes / 1048576
+    printf "checkpoint files kept: %d, %.1f MiB each\n", kept, bytes / 1048576 / kept
     printf "share of a run at the default --checkpoint-minutes 15: %.3f%%\n", 100 * each / 900
   }' "$out/run.log" | tee "$out/summary.txt"
