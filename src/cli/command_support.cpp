@@ -104,6 +104,10 @@ class PlainHelp : public CLI::Formatter {
 
 CLI::Validator Within(double lo, double hi) {
   const std::string range = "[" + BoundText(lo) + ", " + BoundText(hi) + "]";
+  // An upper bound of 2^40 or more only guards against overflow: help shows the lower one
+  // alone, an error the whole range.
+  constexpr double kNoPracticalLimit = 1099511627776.0;
+  const std::string shown = hi >= kNoPracticalLimit ? "at least " + BoundText(lo) : "in " + range;
   return CLI::Validator(
       [lo, hi, range](std::string& v) {
         double x = 0;
@@ -111,7 +115,7 @@ CLI::Validator Within(double lo, double hi) {
                    ? std::string()
                    : "'" + v + "' is not a number in " + range;
       },
-      "in " + range);
+      shown);
 }
 
 void SetUpCommandApp(CLI::App& app) {
