@@ -221,7 +221,22 @@ void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
            ", \"W\": " + JsonString(SampleFile("W", n)) +
            ", \"H\": " + JsonString(SampleFile("H", n)) + "}";
   }
-  out += m.sample_iterations.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  out += m.sample_iterations.empty() ? "],\n" : "\n  ],\n";
+  // The outputs by role, as every model's model.json lists them (io/run_model_json.hpp).
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"W_mean", "W_mean.npy"},     {"W_var", "W_var.npy"},       {"H_mean", "H_mean.npy"},
+      {"H_var", "H_var.npy"},       {"W_sample", "W_sample.npy"}, {"H_sample", "H_sample.npy"},
+      {"user_ids", "user_ids.npy"}, {"item_ids", "item_ids.npy"}, {"predictions", "predictions.csv"}};
+  if (m.shape.bias)
+    files.insert(files.end(), {{"user_bias_mean", "user_bias_mean.npy"},
+                               {"user_bias_var", "user_bias_var.npy"},
+                               {"item_bias_mean", "item_bias_mean.npy"},
+                               {"item_bias_var", "item_bias_var.npy"}});
+  out += "  \"files\": {";
+  for (std::size_t n = 0; n < files.size(); ++n)
+    out += (n == 0 ? "\n    " : ",\n    ") + JsonString(files[n].first) + ": " +
+           JsonString(files[n].second);
+  out += "\n  }\n}\n";
   WriteFileAtomically(dir + "/" + kModelJsonFile, out);
 }
 
