@@ -23,13 +23,9 @@ data="$out/data"
 mkdir -p "$data"
 export CAROUSEL_RANKS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-train="$data/train_$ratings.txt" test="$data/test_$ratings.txt"
-if [ ! -s "$train" ]; then
-  "$bin" gen mf --users 480189 --items 17770 --ratings "$ratings" --rank 10 --seed 5 \
-    --out "$data/all.txt" >/dev/null
-  awk -v tr="$train" -v te="$test" 'NR % 100 == 0 { print > te; next } { print > tr }' "$data/all.txt"
-  rm -f "$data/all.txt"
-fi
+# shellcheck source=netflix_shaped.sh
+source "$root/bench/netflix_shaped.sh"
+netflix_shaped_split "$bin" "$ratings" "$data"
 
 run="$out/run"
 "$bin" mf --train "$train" --test "$test" --rank 32 --iterations "$iterations" \

@@ -32,13 +32,9 @@ source "$root/bench/pass_clock.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
-train="$data/train_$ratings.txt" test="$data/test_$ratings.txt"
-if [ ! -s "$train" ]; then
-  "$bin" gen mf --users 480189 --items 17770 --ratings "$ratings" --rank 10 --seed 5 \
-    --out "$data/all.txt" >/dev/null
-  awk -v tr="$train" -v te="$test" 'NR % 100 == 0 { print > te; next } { print > tr }' "$data/all.txt"
-  rm -f "$data/all.txt"
-fi
+# shellcheck source=netflix_shaped.sh
+source "$root/bench/netflix_shaped.sh"
+netflix_shaped_split "$bin" "$ratings" "$data"
 
 # rank_wait LOG: the largest share of its sampling time any rank spent waiting, in %.
 rank_wait() {
