@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue #42, "Defaults that converge": every model at its defaults with --chains 4, and what
+# `carousel summary` says of the chains: per data set, how many reported scalars fail its
+# checks (R-hat below 1.01, bulk and tail ESS at least 400 in all), the worst R-hat and the
+# smallest bulk ESS, and for mf the calibration of the test predictions (coverage of the
+# central 50/80/90/95% predictive intervals, mean log predictive density).
+#
+#   bench/run_default_diagnostics.sh [SETS...]
+#
+# SETS (default: all of them): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base), kos
+# (lda), kos-sam, kos-dpmix. CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
+# (default ../shared/data). Results go to ${CAROUSEL_BENCH_OUT:-bench/results}/diagnostics/:
+# each run, its summary (SET.summary) and diagnostics.csv.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${CAROUSEL_BIN:-$root/build/carousel}"
+shared="${CAROUSEL_SHARED_DATA:-$root/../shared/data}"
+out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/diagnostics"
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+sets=("$@")
+[ ${#sets[@]} -gt 0 ] || sets=(u1 u3 amf-u1 kos kos-sam kos-dpmix)
+ml="$shared/ml-100k" kos="$shared/kos/docword.kos.txt"
+
+run_set() {
+  case "$1" in
+    u1 | u3) "$bin" mf --train "$ml/$1.base" --test "$ml/$1.test" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    amf-u1) "$bin" amf --train "$ml/u1.base" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    kos) "$bin" lda --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    kos-sam) "$bin" sam --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    kos-dpmix) "$bin" dpmix --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    *) echo "unknown set $1" >&2; return 2 ;;
+  esac
+}
+
+echo "set,seconds,variables,failing,worst_rhat,worst_rhat_variable,min_ess_bulk,calibration" >"$out/diagnostics.csv"
+for set in "${sets[@]}"; do
+  start=$(date +%s.%N)
+  run_set "$set" >"$out/$set.log" 2>&1 || { cat "$out/$set.log"; exit 1; }
+  seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  "$bin" summary "$out/$set" >"$out/$set.summary" 2>&1 || true
+  # The summary's table: variable, mean, sd, q5, q50, q95, rhat, ess_bulk, ess_tail, mcse.
+  awk -F' +' -v set="$set" -v seconds="$seconds" '
+    $1 == "variable" { table = 1; next }
+    table && NF >= 10 && $7 ~ /^[0-9.]+$/ {
+      n++
+      if ($7 >= 1.01 || $8 < 400 || $9 < 400) failing++
+      if ($7 > worst) { worst = $7; worst_var = $1 }
+      if (min_ess == "" || $8 < min_ess) min_ess = $8
+    }
+    /^calibration/ { sub(/.*: /, ""); calibration = $0 }
+    END { printf "%s,%s,%d,%d,%s,%s,%s,\"%s\"\n", set, seconds, n, failing, worst, worst_var, min_ess, calibration }
+  ' "$out/$set.summary" | tee -a "$out/diagnostics.csv"
+done
