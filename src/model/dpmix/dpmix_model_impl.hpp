@@ -89,6 +89,7 @@ struct DpmixModel::Impl {
   void AddComponent(double g);
   void RemoveComponent(std::size_t k);
   void RefreshTotals();
+  std::vector<double> RowTotals(const std::map<int, std::vector<double>>& blocks) const;
   void CountAllocations();
   void Tour(int home, const std::function<void(std::size_t r, int j, const double* theta)>& visit);
   // One iteration (dpmix_step.cpp): Iterate takes the steps 1 to 7 of the header in order,

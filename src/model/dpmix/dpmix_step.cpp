@@ -65,15 +65,22 @@ void DpmixModel::Impl::RemoveComponent(std::size_t k) {
 
 // theta_k. over every category: K numbers per held block, added in block order.
 void DpmixModel::Impl::RefreshTotals() {
+  theta_total_ = RowTotals(cols_);
+}
+
+// The K row sums of K x W blocks held by column block, over every category of every rank:
+// each block's sums in category order, then the blocks added in block order (OrderedSum).
+std::vector<double> DpmixModel::Impl::RowTotals(
+    const std::map<int, std::vector<double>>& blocks) const {
   KeyedPartials partials;
-  for (const auto& [j, theta] : cols_) {
+  for (const auto& [j, block] : blocks) {
     auto& sum = partials[j];
     sum.assign(K(), 0.0);
     const std::size_t W = Words(j);
     for (std::size_t k = 0; k < K(); ++k)
-      for (std::size_t w = 0; w < W; ++w) sum[k] += theta[k * W + w];
+      for (std::size_t w = 0; w < W; ++w) sum[k] += block[k * W + w];
   }
-  theta_total_ = OrderedSum(*comm_, partials, K());
+  return OrderedSum(*comm_, partials, K());
 }
 
 // m_k over all training observations (per row-block, added in row-block order).
@@ -244,11 +251,8 @@ std::vector<std::vector<double>> DpmixModel::Impl::MinibatchLogLikelihood(
 // Step 5, continued: z_i | u_i, G for the minibatch, from its log-likelihoods.
 void DpmixModel::Impl::Allocate(std::uint64_t t, double total, const SliceMinibatch& batch,
                                 const std::vector<std::vector<double>>& loglik) {
-  std::vector<double> log_w(K()), log_total(K());
-  for (std::size_t k = 0; k < K(); ++k) {
-    log_w[k] = std::log(g_[k] / total);
-    log_total[k] = std::log(theta_total_[k]);
-  }
+  std::vector<double> log_total(K());
+  for (std::size_t k = 0; k < K(); ++k) log_total[k] = std::log(theta_total_[k]);
   std::vector<double> p(K());
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     RowBlock& rb = rows_[r];
@@ -275,7 +279,6 @@ void DpmixModel::Impl::Allocate(std::uint64_t t, double total, const SliceMiniba
       rb.z[o] = serial_[pick];
     }
   }
-  (void)log_w;
 }
 
 // Step 6: occupied counts; empty components go back to the rest mass.
@@ -316,17 +319,7 @@ void DpmixModel::Impl::StepTheta(std::uint64_t t,
                                  const std::map<int, std::vector<double>>& counts) {
   const double h = config_.step.At(t);
   std::vector<double> count_total;
-  if (config_.sampler != SimplexSampler::kScir) {
-    KeyedPartials partials;
-    for (const auto& [j, c] : counts) {
-      auto& sum = partials[j];
-      sum.assign(K(), 0.0);
-      const std::size_t W = Words(j);
-      for (std::size_t k = 0; k < K(); ++k)
-        for (std::size_t w = 0; w < W; ++w) sum[k] += c[k * W + w];
-    }
-    count_total = OrderedSum(*comm_, partials, K());
-  }
+  if (config_.sampler != SimplexSampler::kScir) count_total = RowTotals(counts);
   const ScirTransition cir(h);
   bool finite = true;
   for (const auto& [j, c] : counts) {

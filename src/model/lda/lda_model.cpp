@@ -92,7 +92,7 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   seconds_running_ = run.seconds_running;
   if (!given_survey_) {
     survey_ = Survey(corpus_, roles_, *grid_, 0, B());
-    survey_.word_tokens = TrainingTokensPerWord(corpus_, roles_);
+    survey_.word_tokens = whole_word_tokens_;
   } else {
     survey_ = *given_survey_;
   }
@@ -332,7 +332,9 @@ std::string LdaModel::Impl::Fingerprint() const {
 // ---- LdaModel: the TileModel interface over Impl.
 
 LdaModel::LdaModel(const LdaConfig& config, const Corpus& corpus)
-    : impl_(std::make_unique<Impl>(config, corpus, std::nullopt)) {}
+    : impl_(std::make_unique<Impl>(config, corpus, std::nullopt)) {
+  impl_->whole_word_tokens_ = TrainingTokensPerWord(corpus, impl_->roles_);
+}
 LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey)
     : impl_(std::make_unique<Impl>(config, share, survey)) {}
 
@@ -376,8 +378,7 @@ std::uint32_t LdaModel::grid_cols() const {
   return impl_->corpus_.vocabulary;
 }
 std::vector<std::uint64_t> LdaModel::grid_col_weights() const {
-  return impl_->given_survey_ ? impl_->given_survey_->word_tokens
-                              : TrainingTokensPerWord(impl_->corpus_, impl_->roles_);
+  return impl_->given_survey_ ? impl_->given_survey_->word_tokens : impl_->whole_word_tokens_;
 }
 std::vector<std::uint64_t> LdaModel::Attach(const TileRun& run) {
   return impl_->Attach(run);

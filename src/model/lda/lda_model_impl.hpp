@@ -129,6 +129,9 @@ struct LdaModel::Impl {
   const RankLayout* layout_ = nullptr;
   std::function<double()> seconds_running_;
   std::optional<CorpusSurvey> given_survey_;  // a share's; else surveyed at Attach
+  // A whole corpus's training tokens of each word, counted once when it is constructed: the
+  // item-block weights of the grid (grid_col_weights) and its survey's (empty for a share).
+  std::vector<std::uint64_t> whole_word_tokens_;
   CorpusSurvey survey_;
 
   std::vector<LdaRowBlock> rows_;
