@@ -29,7 +29,7 @@ netflix_shaped_split "$bin" "$ratings" "$data"
 
 run="$out/run"
 "$bin" mf --train "$train" --test "$test" --rank 32 --iterations "$iterations" \
-  --checkpoint-every "$every" --keep-samples 0 --quiet --out "$run" --overwrite >"$out/run.log" 2>&1
+  --checkpoint-every "$every" --quiet --out "$run" --overwrite >"$out/run.log" 2>&1
 written=$((iterations / every))
 checkpoint_bytes=$(du -sb "$run/checkpoints" | awk '{ print $1 }')
 kept=$(find "$run/checkpoints" -type f | wc -l)
