@@ -1,8 +1,6 @@
 // `carousel amf`: alpha-stable non-negative matrix factorisation with mirroring (HAMCMC
 // Sec. 4.2, Eq. 14-15; model/amf/amf_model.hpp) on the tile engine: options, the mf loader,
-// the chain driver and the outputs (trace.csv, W_mean.npy and W_var.npy rows x K, H_mean.npy
-// and H_var.npy columns x K as mf writes them,
-// and, with --fix-rows on dense input, reconstruction.npy).
+// the chain driver; its outputs: model/amf/amf_outputs.hpp.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -26,6 +25,7 @@
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/amf/amf_defaults.hpp"
 #include "carousel/model/amf/amf_model.hpp"
+#include "carousel/model/amf/amf_outputs.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/draws_table.hpp"
 #include "carousel/util/error.hpp"
@@ -45,7 +45,7 @@ struct AmfCommandOptions {
   std::vector<std::string> argv;
 };
 
-AmfCommandOptions Parse(const std::vector<std::string>& args) {
+AmfCommandOptions ParseAmf(const std::vector<std::string>& args) {
   AmfCommandOptions o;
   auto& c = o.config;
   c.tiles = 0;  // one tile per rank unless given
@@ -157,96 +157,109 @@ Eigen::MatrixXf ReadFixedRows(Communicator& comm, const std::string& path, std::
   return fixed;
 }
 
-std::string Comments(const AmfCommandOptions& o, int ranks, const MfProblem& problem, bool dense,
-                     Eigen::Index fixed_cols) {
+std::vector<std::pair<std::string, std::string>> AmfComments(const AmfCommandOptions& o, int ranks,
+                                                             const MfProblem& problem, bool dense,
+                                                             Eigen::Index fixed_cols) {
   const AmfConfig& c = o.config;
-  return io::CommentBlock(
-      {{"carousel", kVersion},
-       {"command", "carousel amf " + JoinArgs(o.argv)},
-       {"ranks", std::to_string(ranks)},
-       {"tiles", std::to_string(c.tiles)},
-       {"sampler", c.sampler.name + " + mirroring (|.| after each block update)"},
-       {"step", io::FormatReal(c.step.a) + " * (" + io::FormatReal(c.step.b) + " + t)^-" +
-                    io::FormatReal(c.step.c)},
-       {"rank", std::to_string(c.rank)},
-       {"alpha", io::FormatReal(c.alpha)},
-       {"likelihood", AmfLikelihoodName(c.likelihood)},
-       {"input", dense ? "dense .npy, every element observed" : "sparse entries"},
-       {"fix_rows", o.fix_rows.empty() ? "none"
-                                       : o.fix_rows + " (the first " + std::to_string(fixed_cols) +
-                                             " columns of W)"},
-       {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
-                     io::FormatReal(c.lambda_h) + ")"},
-       {"schedule", o.basics.schedule},
-       {"iterations", std::to_string(c.iterations)},
-       {"burn_in", std::to_string(c.burn_in)},
-       {"eval_every", std::to_string(c.eval_every)},
-       {"seed", std::to_string(c.seed)},
-       {"train", o.input.train},
-       {"rows", std::to_string(problem.rows)},
-       {"cols", std::to_string(problem.cols)},
-       {"entries", std::to_string(problem.train_count)}});
+  return {{"carousel", kVersion},
+          {"command", "carousel amf " + JoinArgs(o.argv)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(c.tiles)},
+          {"sampler", c.sampler.name + " + mirroring (|.| after each block update)"},
+          {"step", io::FormatReal(c.step.a) + " * (" + io::FormatReal(c.step.b) + " + t)^-" +
+                       io::FormatReal(c.step.c)},
+          {"rank", std::to_string(c.rank)},
+          {"alpha", io::FormatReal(c.alpha)},
+          {"likelihood", AmfLikelihoodName(c.likelihood)},
+          {"input", dense ? "dense .npy, every element observed" : "sparse entries"},
+          {"fix_rows", o.fix_rows.empty() ? "none"
+                                          : o.fix_rows + " (the first " +
+                                                std::to_string(fixed_cols) + " columns of W)"},
+          {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
+                        io::FormatReal(c.lambda_h) + ")"},
+          {"schedule", o.basics.schedule},
+          {"iterations", std::to_string(c.iterations)},
+          {"burn_in", std::to_string(c.burn_in)},
+          {"eval_every", std::to_string(c.eval_every)},
+          {"seed", std::to_string(c.seed)},
+          {"train", o.input.train},
+          {"rows", std::to_string(problem.rows)},
+          {"cols", std::to_string(problem.cols)},
+          {"entries", std::to_string(problem.train_count)}};
 }
 
-void WriteAmfTrace(const std::string& path, const std::string& comments,
-                   const std::vector<AmfTraceRow>& trace) {
-  std::ostringstream s;
-  s << comments << "iter,seconds,log_likelihood,phi_acceptance,samples\n";
-  for (const AmfTraceRow& r : trace)
-    s << r.iteration << ',' << io::FormatReal(r.seconds) << ',' << io::FormatReal(r.log_likelihood)
-      << ',' << io::FormatReal(r.acceptance) << ',' << r.samples << '\n';
-  io::WriteFileAtomically(path, s.str());
-}
+struct AmfData : io::LoadedMf {
+  bool dense = false;           // a dense .npy: every element observed
+  Eigen::Index fixed_cols = 0;  // --fix-rows' columns of W
+};
 
-// The draws file's scalars (CmdStan's layout, DrawsOutput), one row per kept draw: the
-// training log-likelihood given Phi and Phi's acceptance.
-DrawsTable AmfDraws(const std::vector<AmfTraceRow>& trace) {
-  DrawsTable table({"log_lik", "phi_acceptance"});
-  ForEachKeptRow(trace, [&](const AmfTraceRow& row) {
-    table.Add({row.log_likelihood, row.acceptance});
-  });
-  return table;
-}
+struct AmfCommand : ModelSpecDefaults {
+  static constexpr const char* kName = "amf";
+  using Options = AmfCommandOptions;
+  using Model = AmfModel;
+  using Data = AmfData;
 
-// Row-major doubles for WriteNpy (Eigen's default is column-major).
-void WriteMatrixNpy(const std::string& path, const Eigen::MatrixXd& m) {
-  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
-  io::WriteNpy(path, r.data(),
-               {static_cast<std::size_t>(r.rows()), static_cast<std::size_t>(r.cols())});
-}
+  static Options Parse(const std::vector<std::string>& args) { return ParseAmf(args); }
 
-}  // namespace
+  static void ResolveWithTiles(Communicator& comm, Options& options, RunStart&) {
+    AmfConfig& config = options.config;
+    options.input.tiles = config.tiles;
+    config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
+  }
 
-int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
-  AmfCommandOptions options;
-  std::string resume_payload;
-  if (const std::optional<int> code =
-          StartModelCommand(comm, "amf", args, RunAmfCommand, options, Parse, resume_payload))
-    return *code;
+  static Data Load(Communicator& comm, Options& options, RunStart&);
+
+  static std::unique_ptr<Model> Make(Options& options, Data& data) {
+    return std::make_unique<AmfModel>(options.config, data.problem, std::move(data.share));
+  }
+  static void Started(Communicator&, Options& options, Data& data, Model&) {
+    data.fixed_cols = options.config.fixed_w.cols();
+    options.config.fixed_w = Eigen::MatrixXf();  // the model keeps each rank's rows
+  }
+
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
+                                                                   int ranks, const Data& data,
+                                                                   const Model&) {
+    return AmfComments(options, ranks, data.problem, data.dense, data.fixed_cols);
+  }
+
+  static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
+    io::WriteAmfTrace(path, comments, model.trace());
+  }
+  static DrawsTable Draws(const Model& model) { return io::AmfDraws(model.trace()); }
+
+  static std::string Status(const Model& model, const Data&) {
+    const AmfTraceRow& row = model.trace().back();
+    char status[96];
+    std::snprintf(status, sizeof status, "log-likelihood %.6g, Phi acceptance %.3f",
+                  row.log_likelihood, row.acceptance);
+    return std::string(status);
+  }
+
+  static void Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                     const RunEnd& end);
+};
+
+AmfData AmfCommand::Load(Communicator& comm, Options& options, RunStart&) {
   AmfConfig& config = options.config;
-  ResolveTiles(comm, config.tiles, options.basics);
-  options.input.tiles = config.tiles;
-  config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
-  const auto load_start = std::chrono::steady_clock::now();
   // Dense .npy input: every element observed, any real value (the model is symmetric), or
   // complex (the paper's likelihood, Eq. 15). Sparse input: non-negative magnitudes.
-  const bool dense = io::IsNpyFile(options.input.train);
-  io::LoadedMf data;
-  if (dense) {
+  Data data;
+  data.dense = io::IsNpyFile(options.input.train);
+  if (data.dense) {
     io::LoadedDense loaded =
         io::LoadDenseNpy(comm, options.input.train, config.tiles, options.input.seed);
-    data = std::move(loaded.data);
+    static_cast<io::LoadedMf&>(data) = std::move(loaded.data);
     if (loaded.complex) config.likelihood = AmfLikelihood::kComplex;
   } else {
-    data = io::LoadMf(comm, options.input);
+    static_cast<io::LoadedMf&>(data) = io::LoadMf(comm, options.input);
+    RejectNegative(comm, options.input, data.problem);
   }
-  const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
-  (void)load;
-  if (!dense) RejectNegative(comm, options.input, data.problem);
   if (!options.fix_rows.empty())
     config.fixed_w = ReadFixedRows(comm, options.fix_rows, data.problem.rows, config.rank);
   // The alpha-Wiener reconstruction needs the fixed part and a rest, on every entry.
-  config.reconstruct = dense && config.fixed_w.cols() > 0 && config.fixed_w.cols() < config.rank;
+  config.reconstruct =
+      data.dense && config.fixed_w.cols() > 0 && config.fixed_w.cols() < config.rank;
   if (!options.initial_metric_given) {
     config.sampler.initial_metric = "identity";
     options.basics.run_config.Resolve("--initial-metric", "identity",
@@ -265,50 +278,21 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
                                       io::FormatReal(config.sampler.rmsprop_lambda),
                                       "the default, 2 / training entries");
   }
+  return data;
+}
 
-  const Chain<AmfModel> chain = StartChain<AmfModel>(
-      comm, [&] { return std::make_unique<AmfModel>(config, data.problem, std::move(data.share)); },
-      config.chain(), resume_payload, options.basics.out);
-  const Eigen::Index fixed_cols = config.fixed_w.cols();
-  config.fixed_w = Eigen::MatrixXf();  // the model keeps each rank's rows
-  WriteRunConfig(comm, "amf", options.basics);
-  AmfModel& model = *chain.model;
-  TileEngine* engine = chain.engine.get();
-
-  const std::string comments = Comments(options, comm.size(), data.problem, dense, fixed_cols);
-  const std::string trace_path = options.basics.out + "/trace.csv";
-  ChainHooks hooks;
-  const DrawsOutput draws{options.basics.out, "carousel amf", config.chain(), comments};
-  hooks.write_trace = [&] {
-    WriteAmfTrace(trace_path, comments, model.trace());
-    draws.Write(AmfDraws(model.trace()));
-  };
-  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
-  hooks.eval_status = [&] {
-    const AmfTraceRow& row = model.trace().back();
-    char status[96];
-    std::snprintf(status, sizeof status, "log-likelihood %.6g, Phi acceptance %.3f",
-                  row.log_likelihood, row.acceptance);
-    return std::string(status);
-  };
-  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"amf", options.argv}, hooks);
-  if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), "amf", options.basics.out);
-
-  Eigen::MatrixXd w_mean, h_mean, w_var, h_var, reconstruction;
-  model.PosteriorMeans(w_mean, h_mean);
-  model.PosteriorVariances(w_var, h_var);
-  if (config.reconstruct) model.Reconstruction(reconstruction);
+// W and H's posterior means and variances (rows x K, columns x K), the reconstruction,
+// the id maps of sparse input, model.json and the closing line.
+void AmfCommand::Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                        const RunEnd& end) {
+  const AmfConfig& config = options.config;
+  const std::string& out = options.basics.out;
+  io::AmfMoments moments;
+  model.PosteriorMeans(moments.w_mean, moments.h_mean);
+  model.PosteriorVariances(moments.w_var, moments.h_var);
+  if (config.reconstruct) model.Reconstruction(moments.reconstruction);
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
-    WriteMatrixNpy(options.basics.out + "/W_mean.npy", w_mean);
-    // H is K x columns in the model (V = W H); written columns x K, as mf's items x K.
-    WriteMatrixNpy(options.basics.out + "/H_mean.npy", h_mean.transpose());
-    WriteMatrixNpy(options.basics.out + "/W_var.npy", w_var);
-    WriteMatrixNpy(options.basics.out + "/H_var.npy", h_var.transpose());
-    if (config.reconstruct)
-      WriteMatrixNpy(options.basics.out + "/reconstruction.npy", reconstruction);
     io::RunModelJson description = RunDescription("amf", config.sampler.name, config.chain());
     description.facts = {{"rank", std::to_string(config.rank)},
                          {"alpha", io::JsonNumber(config.alpha)},
@@ -317,29 +301,24 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
                          {"rows", std::to_string(data.problem.rows)},
                          {"cols", std::to_string(data.problem.cols)},
                          {"posterior_draws", std::to_string(model.collected())}};
-    description.files = {{"W_mean", "W_mean.npy"},
-                         {"H_mean", "H_mean.npy"},
-                         {"W_var", "W_var.npy"},
-                         {"H_var", "H_var.npy"}};
-    if (config.reconstruct) description.files.push_back({"reconstruction", "reconstruction.npy"});
-    if (!dense) {  // sparse input names its rows and columns: row i of W_mean.npy is row_ids[i]
-      const auto& rows = data.users.externals();
-      const auto& cols = data.items.externals();
-      io::WriteNpy(options.basics.out + "/row_ids.npy", rows.data(), {rows.size()});
-      io::WriteNpy(options.basics.out + "/col_ids.npy", cols.data(), {cols.size()});
-      description.files.push_back({"row_ids", "row_ids.npy"});
-      description.files.push_back({"col_ids", "col_ids.npy"});
-    }
-    io::WriteRunModelJson(options.basics.out, description);
+    // Sparse input names its rows and columns.
+    description.files = io::WriteAmfArrays(out, moments, data.dense ? nullptr : &data.users,
+                                           data.dense ? nullptr : &data.items);
+    io::WriteRunModelJson(out, description);
     const AmfTraceRow& last = model.trace().back();
     std::printf(
         "carousel amf: %llu iterations on %d rank(s) in %.2f s; training log-likelihood %.6g "
         "(given Phi), Phi acceptance %.3f; posterior means of %llu samples in %s\n",
-        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
+        static_cast<unsigned long long>(last.iteration), comm.size(), end.engine.seconds_running(),
         last.log_likelihood, last.acceptance, static_cast<unsigned long long>(model.collected()),
-        options.basics.out.c_str());
+        out.c_str());
   });
-  return 0;
+}
+
+}  // namespace
+
+int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
+  return RunModelCommand<AmfCommand>(comm, args);
 }
 
 }  // namespace carousel::cli

@@ -1,17 +1,6 @@
 // `carousel dpmix`: a Dirichlet-process mixture of multinomials by distributed SG-MCMC (SCIR
 // paper Sec. 4.2; model/dpmix/dpmix_model.hpp). Reads the corpora `carousel lda` reads: a row
-// is an observation, a column a category. Writes, each atomically, with the run's
-// configuration as '#' lines in the text files:
-//   trace.csv       iter,seconds,log_pred,log_pred_sample,occupied,alpha,samples per
-//                   evaluation (log_pred: held-out log predictive per observation)
-//   components.npy  K x (1 + categories) float64, one row per component occupied at the end:
-//                   the posterior mean of its weight, then of its omega (over the collected
-//                   samples in which it existed)
-//   clusters.csv    observation,component,share,held_out: each observation's most probable
-//                   component (row of components.npy, -1 if none of them), for training
-//                   observations the one that held it most often over the collected samples
-//                   (share: that fraction), for held-out ones the likeliest at the last
-//                   evaluation
+// is an observation, a column a category. Its outputs: model/dpmix/dpmix_outputs.hpp.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -21,17 +10,16 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/model_pipeline.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
-#include "carousel/io/atomic_file.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/json.hpp"
-#include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/dpmix/dpmix_model.hpp"
+#include "carousel/model/dpmix/dpmix_outputs.hpp"
 #include "carousel/model/draws_table.hpp"
-#include "carousel/model/lda/lda_outputs.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -56,7 +44,7 @@ double DefaultStep(SimplexSampler s) {
   return s == SimplexSampler::kScir ? 0.1 : 0.05;
 }
 
-DpmixCommandOptions Parse(const std::vector<std::string>& args) {
+DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
   DpmixCommandOptions o;
   o.config.tiles = 0;
   auto& c = o.config;
@@ -131,127 +119,89 @@ DpmixCommandOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-std::string Comments(const DpmixCommandOptions& o, int ranks, const Corpus& corpus,
-                     const DpmixSurvey& s) {
+std::vector<std::pair<std::string, std::string>> DpmixComments(const DpmixCommandOptions& o,
+                                                               int ranks, const Corpus& corpus,
+                                                               const DpmixSurvey& s) {
   const DpmixConfig& c = o.config;
-  return io::CommentBlock(
-      {{"carousel", kVersion},
-       {"command", "carousel dpmix " + JoinArgs(o.argv)},
-       {"ranks", std::to_string(ranks)},
-       {"tiles", std::to_string(c.tiles)},
-       {"sampler", SimplexSamplerName(c.sampler)},
-       {"step", io::FormatReal(c.step.a)},
-       {"weight_step", io::FormatReal(c.weight_step.a)},
-       {"a", io::FormatReal(c.a)},
-       {"alpha_prior",
-        "Gamma(" + io::FormatReal(c.alpha_shape) + ", " + io::FormatReal(c.alpha_rate) + ")"},
-       {"minibatch", io::FormatReal(c.minibatch) + " observations"},
-       {"schedule", o.basics.schedule},
-       {"iterations", std::to_string(c.iterations)},
-       {"burn_in", std::to_string(c.burn_in)},
-       {"eval_every", std::to_string(c.eval_every)},
-       {"seed", std::to_string(c.seed)},
-       {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
-       {"categories", std::to_string(corpus.vocabulary)},
-       {"observations", std::to_string(corpus.documents)},
-       {"train_observations", std::to_string(s.train)},
-       {"held_out_observations", std::to_string(s.held_out)},
-       {"empty_observations_skipped", std::to_string(s.empty)}});
+  return {{"carousel", kVersion},
+          {"command", "carousel dpmix " + JoinArgs(o.argv)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(c.tiles)},
+          {"sampler", SimplexSamplerName(c.sampler)},
+          {"step", io::FormatReal(c.step.a)},
+          {"weight_step", io::FormatReal(c.weight_step.a)},
+          {"a", io::FormatReal(c.a)},
+          {"alpha_prior",
+           "Gamma(" + io::FormatReal(c.alpha_shape) + ", " + io::FormatReal(c.alpha_rate) + ")"},
+          {"minibatch", io::FormatReal(c.minibatch) + " observations"},
+          {"schedule", o.basics.schedule},
+          {"iterations", std::to_string(c.iterations)},
+          {"burn_in", std::to_string(c.burn_in)},
+          {"eval_every", std::to_string(c.eval_every)},
+          {"seed", std::to_string(c.seed)},
+          {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
+          {"categories", std::to_string(corpus.vocabulary)},
+          {"observations", std::to_string(corpus.documents)},
+          {"train_observations", std::to_string(s.train)},
+          {"held_out_observations", std::to_string(s.held_out)},
+          {"empty_observations_skipped", std::to_string(s.empty)}};
 }
 
-void WriteTrace(const std::string& path, const std::string& comments,
-                const std::vector<DpmixTraceRow>& rows) {
-  std::string out = comments + "iter,seconds,log_pred,log_pred_sample,occupied,alpha,samples\n";
-  for (const DpmixTraceRow& r : rows) {
-    out += std::to_string(r.iteration);
-    for (double v : {r.seconds, r.log_pred, r.log_pred_sample}) {
-      out += ',';
-      io::AppendCsvNumber(out, v);
-    }
-    out += ',' + std::to_string(r.occupied) + ',';
-    io::AppendCsvNumber(out, r.alpha);
-    out += ',' + std::to_string(r.samples) + '\n';
+struct DpmixData : io::LoadedCorpus {
+  DpmixSurvey survey;
+};
+
+struct DpmixCommand : ModelSpecDefaults {
+  static constexpr const char* kName = "dpmix";
+  using Options = DpmixCommandOptions;
+  using Model = DpmixModel;
+  using Data = DpmixData;
+
+  static Options Parse(const std::vector<std::string>& args) { return ParseDpmix(args); }
+
+  static Data Load(Communicator& comm, Options& options, RunStart&) {
+    const DpmixConfig& config = options.config;
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
+                                config.seed),
+              {}};
+    data.survey = SurveyDpmixShare(comm, data.share, config);
+    return data;
   }
-  io::WriteFileAtomically(path, out);
-}
 
-// The draws file's scalars (CmdStan's layout, DrawsOutput), one row per kept draw: the
-// held-out log predictive of the sample, the occupied components and the concentration.
-DrawsTable DpmixDraws(const std::vector<DpmixTraceRow>& trace) {
-  DrawsTable table({"log_pred_sample", "occupied", "alpha"});
-  ForEachKeptRow(trace, [&](const DpmixTraceRow& row) {
-    table.Add({row.log_pred_sample, static_cast<double>(row.occupied), row.alpha});
-  });
-  return table;
-}
-
-// components.txt (with --vocab): a line per component of components.npy (rows of the mean
-// weight, then the mean omega over the categories): "component k (weight w): category
-// (probability) ...", its 20 most probable categories named.
-std::string ComponentLines(const std::vector<double>& means, std::size_t components,
-                           const std::vector<std::string>& vocab) {
-  const std::size_t cols = means.size() / std::max<std::size_t>(components, 1);
-  std::string text;
-  for (std::size_t k = 0; k < components; ++k) {
-    const std::vector<double> omega(means.begin() + static_cast<std::ptrdiff_t>(k * cols + 1),
-                                    means.begin() + static_cast<std::ptrdiff_t>((k + 1) * cols));
-    std::string line = io::TopWordsLines(omega, k, 1, vocab, 20, "component");
-    char weight[48];
-    std::snprintf(weight, sizeof weight, " (weight %.4f)", means[k * cols]);
-    line.insert(line.find(':'), weight);
-    text += line;
+  static std::unique_ptr<Model> Make(Options& options, Data& data) {
+    return std::make_unique<DpmixModel>(options.config, data.share, data.survey);
   }
-  return text;
-}
+  static void Check(const Model& model, const Data& data) {
+    if (model.survey().train == 0)
+      throw InputError(data.share.path,
+                       "no training observations (every row is empty or held out)");
+  }
 
-}  // namespace
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
+                                                                   int ranks, const Data& data,
+                                                                   const Model&) {
+    return DpmixComments(options, ranks, data.share, data.survey);
+  }
 
-int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
-  DpmixCommandOptions options;
-  std::string resume_payload;
-  if (const std::optional<int> code =
-          StartModelCommand(comm, "dpmix", args, RunDpmixCommand, options, Parse, resume_payload))
-    return *code;
-  DpmixConfig& config = options.config;
-  ResolveTiles(comm, config.tiles, options.basics);
-  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
-                                              config.tiles, config.seed);
-  const Corpus& corpus = loaded.share;
-  const DpmixSurvey survey = SurveyDpmixShare(comm, corpus, config);
-
-  const Chain<DpmixModel> chain = StartChain<DpmixModel>(
-      comm, [&] { return std::make_unique<DpmixModel>(config, corpus, survey); }, config.chain(),
-      resume_payload, options.basics.out,
-      [&](const DpmixModel& m) {
-        if (m.survey().train == 0)
-          throw InputError(corpus.path,
-                           "no training observations (every row is empty or held out)");
-      });
-  WriteRunConfig(comm, "dpmix", options.basics);
-  DpmixModel& model = *chain.model;
-  TileEngine* engine = chain.engine.get();
-
-  const std::string comments = Comments(options, comm.size(), corpus, survey);
-  const std::string trace_path = options.basics.out + "/trace.csv";
-  ChainHooks hooks;
-  const DrawsOutput draws{options.basics.out, "carousel dpmix", config.chain(), comments};
-  hooks.write_trace = [&] {
-    WriteTrace(trace_path, comments, model.trace());
-    draws.Write(DpmixDraws(model.trace()));
-  };
-  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   // Without held-out observations the log predictive is not defined: trace.csv's log_pred
   // columns hold NaN, and the progress and closing lines say why instead of printing it.
-  const bool has_held_out = survey.held_out > 0;
-  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet)
-    std::fprintf(stderr,
-                 "carousel dpmix: note: no held-out observations (--test-fraction %s): the "
-                 "held-out log predictive is not evaluated (NaN in trace.csv)\n",
-                 io::FormatReal(config.test_fraction).c_str());
-  hooks.eval_status = [&] {
+  static void Note(const Options& options, const Data& data, const Model&) {
+    if (data.survey.held_out == 0)
+      std::fprintf(stderr,
+                   "carousel dpmix: note: no held-out observations (--test-fraction %s): the "
+                   "held-out log predictive is not evaluated (NaN in trace.csv)\n",
+                   io::FormatReal(options.config.test_fraction).c_str());
+  }
+
+  static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
+    io::WriteDpmixTrace(path, comments, model.trace());
+  }
+  static DrawsTable Draws(const Model& model) { return io::DpmixDraws(model.trace()); }
+
+  static std::string Status(const Model& model, const Data& data) {
     const DpmixTraceRow& row = model.trace().back();
     char status[128];
-    if (has_held_out)
+    if (data.survey.held_out > 0)
       std::snprintf(status, sizeof status,
                     "log pred %.4f (sample %.4f), %llu components, alpha %.3g", row.log_pred,
                     row.log_pred_sample, static_cast<unsigned long long>(row.occupied), row.alpha);
@@ -259,28 +209,25 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
       std::snprintf(status, sizeof status, "%llu components, alpha %.3g",
                     static_cast<unsigned long long>(row.occupied), row.alpha);
     return std::string(status);
-  };
-  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"dpmix", options.argv}, hooks);
-  if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), "dpmix", options.basics.out);
+  }
 
+  static void Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                     const RunEnd& end);
+};
+
+// components.npy, clusters.csv, components.txt (with --vocab), model.json and the closing line.
+void DpmixCommand::Finish(Communicator& comm, const Options& options, const Data& data,
+                          Model& model, const RunEnd& end) {
+  const DpmixConfig& config = options.config;
+  const std::string& out = options.basics.out;
+  const Corpus& corpus = data.share;
   const std::vector<double> means = model.ComponentMeans();
   const std::vector<DpmixCluster> clusters = model.Clusters();
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
-    const std::size_t K = model.occupied(), cols = 1 + corpus.vocabulary;
-    io::WriteNpy(options.basics.out + "/components.npy", means.data(), {K, cols});
-    std::string out = comments + "observation,component,share,held_out\n";
-    for (const DpmixCluster& c : clusters) {
-      out += std::to_string(c.observation) + ',' + std::to_string(c.component) + ',';
-      io::AppendCsvNumber(out, c.share);
-      out += c.held_out ? ",1\n" : ",0\n";
-    }
-    io::WriteFileAtomically(options.basics.out + "/clusters.csv", out);
-    if (!corpus.vocab.empty())
-      io::WriteFileAtomically(options.basics.out + "/components.txt",
-                              comments + ComponentLines(means, K, corpus.vocab));
+    const std::size_t K = model.occupied();
+    io::WriteDpmixComponents(out, end.comments, means, K, corpus.vocabulary, clusters,
+                             corpus.vocab);
     io::RunModelJson description = RunDescription("dpmix", options.sampler, config.chain());
     description.facts = {{"categories", std::to_string(corpus.vocabulary)},
                          {"components", std::to_string(K)},
@@ -289,10 +236,10 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
                          {"max_components", std::to_string(config.max_components)}};
     description.files = {{"components", "components.npy"}, {"clusters", "clusters.csv"}};
     if (!corpus.vocab.empty()) description.files.push_back({"component_words", "components.txt"});
-    io::WriteRunModelJson(options.basics.out, description);
+    io::WriteRunModelJson(out, description);
     const DpmixTraceRow& last = model.trace().back();
     char fit[160];
-    if (has_held_out)
+    if (data.survey.held_out > 0)
       std::snprintf(fit, sizeof fit,
                     "held-out log predictive per observation %.4f (averaged over %llu samples), "
                     "%.4f (last sample)",
@@ -304,10 +251,15 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
     std::printf(
         "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %zu "
         "occupied components, alpha %.4g; output in %s\n",
-        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
-        model.seconds_sampling(), fit, K, last.alpha, options.basics.out.c_str());
+        static_cast<unsigned long long>(last.iteration), comm.size(), end.engine.seconds_running(),
+        model.seconds_sampling(), fit, K, last.alpha, out.c_str());
   });
-  return 0;
+}
+
+}  // namespace
+
+int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
+  return RunModelCommand<DpmixCommand>(comm, args);
 }
 
 }  // namespace carousel::cli

@@ -9,6 +9,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -202,7 +203,7 @@ void AddOptions(CLI::App& app, LdaCommandOptions& o) {
   AddChainOptions(app, c, o.basics);
 }
 
-LdaCommandOptions Parse(const std::vector<std::string>& args) {
+LdaCommandOptions ParseLda(const std::vector<std::string>& args) {
   LdaCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   CLI::App app{
@@ -249,10 +250,10 @@ LdaCommandOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOptions& o,
-                                                          const LdaConfig& c, int ranks,
-                                                          const Corpus& corpus,
-                                                          const LdaCounts& counts) {
+std::vector<std::pair<std::string, std::string>> LdaComments(const LdaCommandOptions& o,
+                                                             const LdaConfig& c, int ranks,
+                                                             const Corpus& corpus,
+                                                             const LdaCounts& counts) {
   std::vector<std::pair<std::string, std::string>> comments{
       {"carousel", kVersion},
       {"command", "carousel lda " + JoinArgs(o.argv)},
@@ -299,197 +300,210 @@ std::vector<std::pair<std::string, std::string>> Comments(const LdaCommandOption
   return comments;
 }
 
-}  // namespace
+struct LdaData : io::LoadedCorpus {
+  CorpusSurvey survey;  // the whole corpus's counts
+  int threads = 1;      // worker threads of this rank
+};
 
-int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
-  if (!args.empty() && args[0] == "infer")
-    return RunLdaInferCommand(comm, {args.begin() + 1, args.end()});
-  LdaCommandOptions options;
-  std::string resume_payload;
-  if (const std::optional<int> code =
-          StartModelCommand(comm, "lda", args, RunLdaCommand, options, Parse, resume_payload))
-    return *code;
+// The held-out perplexity needs held-out documents with test words: a corpus too small for
+// --test-fraction to hold out a document has none.
+bool HasHeldOut(const LdaCounts& counts) {
+  return counts.held_out_documents > 0 && counts.test_tokens > 0;
+}
 
-  LdaConfig& config = options.config;
-  ResolveTiles(comm, config.tiles, options.basics);
-  std::vector<std::string> recorded_args = options.argv;
-  if (!options.gibbs_draw_given && resume_payload.empty()) {
-    config.gibbs_draw = GibbsDraw::kAuto;
-    options.basics.run_config.Resolve("--gibbs-draw", "auto", "the default");
-    recorded_args.insert(recorded_args.end(), {"--gibbs-draw", "auto"});
+struct LdaCommand : ModelSpecDefaults {
+  static constexpr const char* kName = "lda";
+  using Options = LdaCommandOptions;
+  using Model = LdaModel;
+  using Data = LdaData;
+
+  static Options Parse(const std::vector<std::string>& args) { return ParseLda(args); }
+
+  // A fresh run's defaults that follow from the tiles, recorded in the checkpoints' command
+  // line; a resumed run's command line has them.
+  static void ResolveWithTiles(Communicator&, Options& options, RunStart& start) {
+    if (!start.fresh) return;
+    LdaConfig& config = options.config;
+    RunBasics& basics = options.basics;
+    if (!options.gibbs_draw_given) {
+      config.gibbs_draw = GibbsDraw::kAuto;
+      basics.run_config.Resolve("--gibbs-draw", "auto", "the default");
+      start.recorded_args.insert(start.recorded_args.end(), {"--gibbs-draw", "auto"});
+    }
+    if (!options.topic_word_mean_given) {
+      config.topic_word_mean = TopicWordMean::kAssignments;
+      basics.run_config.Resolve("--topic-word-mean", "assignments", "the default");
+      start.recorded_args.insert(start.recorded_args.end(), {"--topic-word-mean", "assignments"});
+    }
+    if (!basics.burn_in_given)
+      ResolveBurnInOfPasses(kLdaBurnInPasses, config.tiles, config.iterations, config.burn_in,
+                            basics, start.recorded_args, kLdaBurnInAtMost, kLdaBurnInAtLeast);
+    if (!basics.eval_every_given)
+      ResolveEvalEveryOfPasses(kLdaEvalEveryPasses, config.tiles, config.eval_every, config.thin,
+                               basics, start.recorded_args);
   }
-  if (!options.topic_word_mean_given && resume_payload.empty()) {
-    config.topic_word_mean = TopicWordMean::kAssignments;
-    options.basics.run_config.Resolve("--topic-word-mean", "assignments", "the default");
-    recorded_args.insert(recorded_args.end(), {"--topic-word-mean", "assignments"});
+
+  static Data Load(Communicator& comm, Options& options, RunStart& start) {
+    LdaConfig& config = options.config;
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
+                                config.seed, config.topics),
+              {}};
+    data.survey = SurveyCorpusShare(comm, data.share, config);
+    // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint
+    // written before this default records no --sweeps and resumes with the 2 of then.
+    if (!options.sweeps_given && start.fresh) {
+      config.sweeps = DefaultLdaSweeps(config, data.survey.counts, data.share.vocabulary);
+      options.basics.run_config.Resolve("--sweeps", std::to_string(config.sweeps),
+                                        "the default: " + DefaultLdaSweepsRule());
+      start.recorded_args.insert(start.recorded_args.end(),
+                                 {"--sweeps", std::to_string(config.sweeps)});
+    }
+    data.threads = options.threads > 0 ? options.threads : DefaultWorkerThreads(comm.size());
+    return data;
   }
-  if (!options.basics.burn_in_given && resume_payload.empty())
-    ResolveBurnInOfPasses(kLdaBurnInPasses, config.tiles, config.iterations, config.burn_in,
-                          options.basics, recorded_args, kLdaBurnInAtMost, kLdaBurnInAtLeast);
-  if (!options.basics.eval_every_given && resume_payload.empty())
-    ResolveEvalEveryOfPasses(kLdaEvalEveryPasses, config.tiles, config.eval_every, config.thin,
-                             options.basics, recorded_args);
-  const auto load_start = std::chrono::steady_clock::now();
-  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
-                                              config.tiles, config.seed, config.topics);
-  const Corpus& corpus = loaded.share;
-  const CorpusSurvey survey = SurveyCorpusShare(comm, corpus, config);
-  // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint
-  // written before this default records no --sweeps and resumes with the 2 of then.
-  if (!options.sweeps_given && resume_payload.empty()) {
-    config.sweeps = DefaultLdaSweeps(config, survey.counts, corpus.vocabulary);
-    options.basics.run_config.Resolve("--sweeps", std::to_string(config.sweeps),
-                                      "the default: " + DefaultLdaSweepsRule());
-    recorded_args.insert(recorded_args.end(), {"--sweeps", std::to_string(config.sweeps)});
-  }
-  const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
 
   // The worker threads are set before the engine attaches the model: they build its tokens.
-  const int threads = options.threads > 0 ? options.threads : DefaultWorkerThreads(comm.size());
-  const Chain<LdaModel> chain = StartChain<LdaModel>(
-      comm,
-      [&] {
-        auto model = std::make_unique<LdaModel>(config, corpus, survey);
-        model->SetWorkerThreads(threads);
-        return model;
-      },
-      config.chain(), resume_payload, options.basics.out,
-      [&](const LdaModel& m) {
-        if (m.counts().train_documents == 0)
-          throw InputError(corpus.path,
-                           "no training documents (every document is empty or held out)");
-      });
-  WriteRunConfig(comm, "lda", options.basics);
-  LdaModel& model = *chain.model;
-  TileEngine* engine = chain.engine.get();
+  static std::unique_ptr<Model> Make(Options& options, Data& data) {
+    auto model = std::make_unique<LdaModel>(options.config, data.share, data.survey);
+    model->SetWorkerThreads(data.threads);
+    return model;
+  }
+  static void Check(const Model& model, const Data& data) {
+    if (model.counts().train_documents == 0)
+      throw InputError(data.share.path,
+                       "no training documents (every document is empty or held out)");
+  }
   // The model's tokens hold the documents now; only the sizes and the words stay.
-  std::vector<std::uint64_t>().swap(loaded.share.doc_start);
-  EntryArray().swap(loaded.share.word);
-  EntryArray().swap(loaded.share.count);
+  static void Started(Communicator&, Options&, Data& data, Model&) {
+    std::vector<std::uint64_t>().swap(data.share.doc_start);
+    EntryArray().swap(data.share.word);
+    EntryArray().swap(data.share.count);
+  }
 
-  const LdaCounts counts = model.counts();
-  const std::string comments =
-      io::CommentBlock(Comments(options, config, comm.size(), corpus, counts));
-  const std::string trace_path = options.basics.out + "/trace.csv";
-  ChainHooks hooks;
-  const DrawsOutput draws{options.basics.out, "carousel lda", config.chain(), comments};
-  hooks.write_trace = [&] {
-    io::WriteLdaTrace(trace_path, comments, model.trace());
-    draws.Write(model.draws());
-  };
-  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
-  // A corpus too small for --test-fraction to hold out a document has no held-out
-  // perplexity: say so once, not "nan" at every evaluation.
-  const bool has_held_out = counts.held_out_documents > 0 && counts.test_tokens > 0;
-  if (!has_held_out && comm.rank() == 0 && !options.basics.quiet) {
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
+                                                                   int ranks, const Data& data,
+                                                                   const Model& model) {
+    return LdaComments(options, options.config, ranks, data.share, model.counts());
+  }
+
+  // Without held-out test words, say so once, not "nan" at every evaluation.
+  static void Note(const Options& options, const Data&, const Model& model) {
+    const LdaCounts counts = model.counts();
+    if (HasHeldOut(counts)) return;
     if (counts.held_out_documents == 0)
       std::fprintf(stderr,
                    "carousel lda: note: no held-out documents (%llu training documents, "
                    "--test-fraction %g), so no held-out perplexity\n",
-                   static_cast<unsigned long long>(counts.train_documents), config.test_fraction);
+                   static_cast<unsigned long long>(counts.train_documents),
+                   options.config.test_fraction);
     else
       std::fprintf(stderr,
                    "carousel lda: note: the %llu held-out documents are too short to keep test "
                    "words, so no held-out perplexity\n",
                    static_cast<unsigned long long>(counts.held_out_documents));
   }
-  hooks.eval_status = [&] {
-    if (!has_held_out) return std::string("no held-out perplexity");
+
+  static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
+    io::WriteLdaTrace(path, comments, model.trace());
+  }
+  static decltype(auto) Draws(const Model& model) { return model.draws(); }
+
+  static std::string Status(const Model& model, const Data&) {
+    if (!HasHeldOut(model.counts())) return "no held-out perplexity";
     const LdaTraceRow& row = model.trace().back();
     char status[96];
     std::snprintf(status, sizeof status, "perplexity %.1f (sample %.1f)", row.perplexity,
                   row.perplexity_sample);
     return std::string(status);
-  };
-  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"lda", recorded_args}, hooks);
-  if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), "lda", options.basics.out);
+  }
 
-  // topic_word.npy and topics.txt are written a slice of topics at a time.
-  std::unique_ptr<io::NpyRowWriter> topic_word;
-  std::string top_words = comments;
-  RunCollectively(comm, [&] {
-    if (comm.rank() == 0)
-      topic_word = std::make_unique<io::NpyRowWriter>(options.basics.out + "/topic_word.npy",
-                                                      static_cast<std::size_t>(config.topics),
-                                                      corpus.vocabulary);
-  });
-  model.StreamTopicWordMean(
-      [&](std::size_t first, std::size_t count, const std::vector<double>& rows) {
-        topic_word->AppendRows(rows.data(), count);
-        top_words += io::TopWordsLines(rows, first, count, corpus.vocab);
-      });
-  // doc_topic.npy a slice of documents at a time, committed with the other outputs.
-  std::unique_ptr<io::NpyRowWriter> doc_topic;
-  RunCollectively(comm, [&] {
-    if (comm.rank() == 0)
-      doc_topic = std::make_unique<io::NpyRowWriter>(options.basics.out + "/doc_topic.npy",
-                                                     corpus.documents,
-                                                     static_cast<std::size_t>(config.topics));
-  });
-  model.StreamDocumentTopicMean(
-      [&](std::size_t, std::size_t count, const std::vector<double>& rows) {
-        doc_topic->AppendRows(rows.data(), count);
-      });
-  const std::uint64_t samples = model.samples();
+  static void Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                     const RunEnd& end);
+};
+
+// model.json: what `carousel lda infer` needs of the run.
+void WriteLdaModelJson(const std::string& out, const std::string& sampler, const LdaConfig& config,
+                       const Corpus& corpus, std::uint64_t samples) {
+  io::RunModelJson description = RunDescription("lda", sampler, config.chain());
+  description.facts = {{"topics", std::to_string(config.topics)},
+                       {"alpha", io::JsonNumber(config.alpha)},
+                       {"beta", io::JsonNumber(config.beta)},
+                       {"vocabulary", std::to_string(corpus.vocabulary)},
+                       {"documents", std::to_string(corpus.documents)},
+                       {"posterior_draws", std::to_string(samples)}};
+  description.files = {{"topic_word", "topic_word.npy"},
+                       {"doc_topic", "doc_topic.npy"},
+                       {"topics", "topics.txt"},
+                       {"held_out_documents", "heldout.txt"}};
+  if (!corpus.vocab.empty()) description.files.push_back({"vocabulary", "vocab.txt"});
+  io::WriteRunModelJson(out, description);
+}
+
+// The closing lines: the run, then each rank's statistics and Gibbs sweep rate.
+void PrintLdaClosing(const LdaCommandOptions& options, int ranks, const LdaModel& model,
+                     const RunEnd& end, const std::vector<RankStats>& stats,
+                     const std::vector<std::string>& gibbs_all) {
+  const LdaCounts counts = model.counts();
+  const LdaTraceRow& last = model.trace().back();
+  char perplexity[160];
+  if (HasHeldOut(counts))
+    std::snprintf(perplexity, sizeof perplexity,
+                  "held-out perplexity %.1f (averaged over %llu samples), %.1f (last sample)",
+                  last.perplexity, static_cast<unsigned long long>(model.samples()),
+                  last.perplexity_sample);
+  else
+    std::snprintf(perplexity, sizeof perplexity,
+                  "no held-out perplexity (no held-out test words: use --test-fraction > 0 "
+                  "on a larger corpus)");
+  std::printf(
+      "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %llu "
+      "training and %llu held-out documents, %llu empty documents skipped; output in %s\n",
+      static_cast<unsigned long long>(last.iteration), ranks, end.engine.seconds_running(),
+      model.seconds_sampling(), perplexity, static_cast<unsigned long long>(counts.train_documents),
+      static_cast<unsigned long long>(counts.held_out_documents),
+      static_cast<unsigned long long>(counts.empty_documents), options.basics.out.c_str());
+  PrintRankStats(stats, "training tokens");
+  for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
+    LdaGibbsStats g;
+    std::memcpy(&g, gibbs_all[r].data(), sizeof g);
+    std::printf(
+        "  rank %zu: %.2fM token visits per second in training Gibbs sweeps (%llu "
+        "thread%s)\n",
+        r, g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0,
+        static_cast<unsigned long long>(g.threads), g.threads == 1 ? "" : "s");
+  }
+}
+
+void LdaCommand::Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                        const RunEnd& end) {
+  const LdaConfig& config = options.config;
+  const std::string& out = options.basics.out;
+  const Corpus& corpus = data.share;
+  io::LdaMeanFiles means =
+      io::StreamLdaMeans(comm, out, end.comments, corpus, config.topics, model);
   const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
   const LdaGibbsStats gibbs = model.gibbs_stats();
   const std::vector<RankStats> stats =
-      GatherRankStats(comm, outcome.sampling, model.tokens_held(), load, model.footprint());
+      GatherRankStats(comm, end.outcome.sampling, model.tokens_held(), end.load, model.footprint());
   const std::vector<std::string> gibbs_all =
       comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
-  if (comm.rank() == 0) {
-    io::WriteLdaTrace(trace_path, comments, model.trace());
-    topic_word->Commit();
-    doc_topic->Commit();
-    if (!corpus.vocab.empty()) io::WriteVocabulary(options.basics.out + "/vocab.txt", corpus.vocab);
-    io::WriteFileAtomically(options.basics.out + "/topics.txt", top_words);
-    io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
-    io::RunModelJson description = RunDescription("lda", options.sampler, config.chain());
-    description.facts = {{"topics", std::to_string(config.topics)},
-                         {"alpha", io::JsonNumber(config.alpha)},
-                         {"beta", io::JsonNumber(config.beta)},
-                         {"vocabulary", std::to_string(corpus.vocabulary)},
-                         {"documents", std::to_string(corpus.documents)},
-                         {"posterior_draws", std::to_string(samples)}};
-    description.files = {{"topic_word", "topic_word.npy"},
-                         {"doc_topic", "doc_topic.npy"},
-                         {"topics", "topics.txt"},
-                         {"held_out_documents", "heldout.txt"}};
-    if (!corpus.vocab.empty()) description.files.push_back({"vocabulary", "vocab.txt"});
-    io::WriteRunModelJson(options.basics.out, description);
-    const LdaTraceRow& last = model.trace().back();
-    char perplexity[160];
-    if (has_held_out)
-      std::snprintf(perplexity, sizeof perplexity,
-                    "held-out perplexity %.1f (averaged over %llu samples), %.1f (last sample)",
-                    last.perplexity, static_cast<unsigned long long>(samples),
-                    last.perplexity_sample);
-    else
-      std::snprintf(perplexity, sizeof perplexity,
-                    "no held-out perplexity (no held-out test words: use --test-fraction > 0 "
-                    "on a larger corpus)");
-    std::printf(
-        "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %llu "
-        "training and %llu held-out documents, %llu empty documents skipped; output in %s\n",
-        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
-        model.seconds_sampling(), perplexity,
-        static_cast<unsigned long long>(counts.train_documents),
-        static_cast<unsigned long long>(counts.held_out_documents),
-        static_cast<unsigned long long>(counts.empty_documents), options.basics.out.c_str());
-    PrintRankStats(stats, "training tokens");
-    for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
-      LdaGibbsStats g;
-      std::memcpy(&g, gibbs_all[r].data(), sizeof g);
-      std::printf(
-          "  rank %zu: %.2fM token visits per second in training Gibbs sweeps (%llu "
-          "thread%s)\n",
-          r, g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0,
-          static_cast<unsigned long long>(g.threads), g.threads == 1 ? "" : "s");
-    }
-  }
-  return 0;
+  if (comm.rank() != 0) return;
+  io::WriteLdaTrace(out + "/trace.csv", end.comments, model.trace());
+  means.topic_word->Commit();
+  means.doc_topic->Commit();
+  if (!corpus.vocab.empty()) io::WriteVocabulary(out + "/vocab.txt", corpus.vocab);
+  io::WriteFileAtomically(out + "/topics.txt", means.top_words);
+  io::WriteHeldOut(out + "/heldout.txt", end.comments, held_out);
+  WriteLdaModelJson(out, options.sampler, config, corpus, model.samples());
+  PrintLdaClosing(options, comm.size(), model, end, stats, gibbs_all);
+}
+
+}  // namespace
+
+int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "infer")
+    return RunLdaInferCommand(comm, {args.begin() + 1, args.end()});
+  return RunModelCommand<LdaCommand>(comm, args);
 }
 
 }  // namespace carousel::cli

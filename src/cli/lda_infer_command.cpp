@@ -204,17 +204,8 @@ double PooledLogProbability(const std::vector<double>& per_chain) {
   return top + std::log(sum / static_cast<double>(per_chain.size()));
 }
 
-}  // namespace
-
-int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args) {
-  InferOptions o;
-  RunCollectively(comm, [&] {
-    o = Parse(args);
-    if (comm.size() > 1)
-      throw Error(ExitCode::kUsage, "carousel lda infer runs on one process, not " +
-                                        std::to_string(comm.size()) +
-                                        ": start it without mpirun (or with -np 1)");
-  });
+// Every chain of the run (ChainDirectories), each checked to have the first one's topics.
+std::vector<FinishedRun> ReadChains(const InferOptions& o) {
   std::vector<FinishedRun> chains;
   for (const std::string& dir : ChainDirectories(o.run)) {
     chains.push_back(ReadRun(dir, o));
@@ -226,49 +217,62 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
                            std::to_string(chains.back().words) +
                            ", and vocabulary) are not those of the run's first chain");
   }
-  const FinishedRun& run = chains.front();
-  const std::size_t C = chains.size();
-  const Corpus corpus = io::ReadCorpus(o.corpus, o.vocab, io::ParseCorpusFormat(o.format));
-  const std::vector<std::uint32_t> map = WordMap(run, corpus);
+  return chains;
+}
 
-  // Every document's tokens in file order, in the run's word ids; unknown words dropped.
-  std::uint64_t known_tokens = 0, unknown_tokens = 0;
+// The corpus's tokens whose word the run knows, and the others.
+struct TokenCounts {
+  std::uint64_t known = 0, unknown = 0;
+  std::size_t unknown_words = 0;  // distinct
+  std::string vocabulary_name;    // what "known" means, for messages
+};
+
+TokenCounts CountTokens(const InferOptions& o, const FinishedRun& run, const Corpus& corpus,
+                        const std::vector<std::uint32_t>& map) {
+  TokenCounts n;
   std::vector<char> unknown_word(corpus.vocabulary, 0);
   for (std::size_t e = 0; e < corpus.word.size(); ++e) {
     if (map[corpus.word[e]] != kUnknownWord) {
-      known_tokens += corpus.count[e];
+      n.known += corpus.count[e];
     } else {
-      unknown_tokens += corpus.count[e];
+      n.unknown += corpus.count[e];
       unknown_word[corpus.word[e]] = 1;
     }
   }
-  const std::size_t unknown_words =
+  n.unknown_words =
       static_cast<std::size_t>(std::count(unknown_word.begin(), unknown_word.end(), 1));
-  const std::string vocabulary_name = run.vocab.empty()
-                                          ? "the run's " + std::to_string(run.words) + " word ids"
-                                          : "the run's vocabulary (" + o.run + "/vocab.txt)";
-  if (known_tokens == 0)
-    throw InputError(o.corpus, "no word of its " + std::to_string(unknown_tokens) +
-                                   " tokens is in " + vocabulary_name +
+  n.vocabulary_name = run.vocab.empty() ? "the run's " + std::to_string(run.words) + " word ids"
+                                        : "the run's vocabulary (" + o.run + "/vocab.txt)";
+  if (n.known == 0)
+    throw InputError(o.corpus, "no word of its " + std::to_string(n.unknown) + " tokens is in " +
+                                   n.vocabulary_name +
                                    (run.vocab.empty() && o.vocab.empty()
                                         ? "; are its word ids the run's? (give --vocab to match "
                                           "words by spelling)"
                                         : ""));
+  return n;
+}
 
-  const std::size_t K = run.topics;
-  const std::size_t D = corpus.documents;
-  // Both outputs are opened before any is written, so that one that cannot be written stops
-  // the command with neither in place (each is written atomically).
-  std::optional<io::AtomicFileWriter> perplexity_file;
-  if (!o.perplexity.empty()) perplexity_file.emplace(o.perplexity);
-  io::NpyRowWriter out(o.out, C == 1 ? std::vector<std::size_t>{D, K}
-                                     : std::vector<std::size_t>{C, D, K});
-  // Each document's held-out tokens and their log-probability under each chain's topics.
-  std::vector<std::uint64_t> doc_test_tokens(D, 0), doc_tokens(D, 0);
-  std::vector<std::vector<double>> doc_log_likelihood(C, std::vector<double>(D, 0.0));
+// Each document's held-out tokens (every 10th known token: the same for every chain) and
+// their log-probability under each chain's topics.
+struct Completions {
+  std::vector<std::uint64_t> test_tokens, tokens;   // per document
+  std::vector<std::vector<double>> log_likelihood;  // per chain, per document
+  std::uint64_t without_known = 0;                  // documents without a known word
+};
+
+// Infers every document's topic proportions under every chain's topics into `out` (C x D x
+// K, or D x K for one chain), a slice of documents at a time, and with `complete` each
+// document's completion.
+Completions InferDocuments(const InferOptions& o, const std::vector<FinishedRun>& chains,
+                           const Corpus& corpus, const std::vector<std::uint32_t>& map,
+                           bool complete, io::NpyRowWriter& out) {
+  const FinishedRun& run = chains.front();
+  const std::size_t C = chains.size(), K = run.topics, D = corpus.documents;
+  Completions done{std::vector<std::uint64_t>(D, 0), std::vector<std::uint64_t>(D, 0),
+                   std::vector<std::vector<double>>(C, std::vector<double>(D, 0.0)), 0};
   std::vector<std::uint32_t> words;
   std::vector<double> rows;
-  std::uint64_t without_known = 0;
   constexpr std::size_t kSliceDocuments = 4096;
   const std::vector<double> ones(K, 1.0);
   for (std::size_t chain = 0; chain < C; ++chain) {
@@ -280,89 +284,139 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
       for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
         if (map[corpus.word[e]] != kUnknownWord)
           words.insert(words.end(), corpus.count[e], map[corpus.word[e]]);
-      if (words.empty() && chain == 0) ++without_known;
+      if (words.empty() && chain == 0) ++done.without_known;
       rows.resize(rows.size() + K);
       inference.Infer(d, words, rows.data() + rows.size() - K);
       if (rows.size() == kSliceDocuments * K || d + 1 == D) {
         out.AppendRows(rows.data(), rows.size() / K);
         rows.clear();
       }
-      if (o.perplexity.empty()) continue;
+      if (!complete) continue;
       const DocumentInference::Completion c = inference.Complete(d, words);
-      doc_log_likelihood[chain][d] = c.log_likelihood;
-      doc_test_tokens[d] = c.test_tokens;  // every 10th known token: the same for every chain
-      doc_tokens[d] = words.size();
+      done.log_likelihood[chain][d] = c.log_likelihood;
+      done.test_tokens[d] = c.test_tokens;
+      done.tokens[d] = words.size();
     }
   }
-  out.Commit();
-  std::vector<double> chain_log_likelihood(C, 0.0);
-  double log_likelihood = 0.0;
-  std::uint64_t test_tokens = 0;
-  if (!o.perplexity.empty()) {
-    std::vector<std::pair<std::string, std::string>> comments{
-        {"carousel", kVersion},         {"command", "carousel lda infer " + JoinArgs(args)},
-        {"run", o.run},                 {"corpus", corpus.path},
-        {"topics", std::to_string(K)},  {"alpha", io::FormatReal(run.alpha)},
-        {"sweeps", std::to_string(o.sweeps)}, {"seed", std::to_string(o.seed)}};
-    if (C > 1)
-      comments.emplace_back("chains", std::to_string(C) + ", their predictive pooled (the mean "
-                                                          "of each document's probability)");
-    std::string perplexity_csv = io::CommentBlock(comments);
-    perplexity_csv += "doc,tokens,test_tokens,perplexity\n";
-    std::vector<double> per_chain(C);
-    for (std::uint32_t d = 0; d < D; ++d) {
-      for (std::size_t chain = 0; chain < C; ++chain) {
-        per_chain[chain] = doc_log_likelihood[chain][d];
-        chain_log_likelihood[chain] += per_chain[chain];
-      }
-      const double pooled = PooledLogProbability(per_chain);
-      log_likelihood += pooled;
-      test_tokens += doc_test_tokens[d];
-      perplexity_csv += std::to_string(d) + ',' + std::to_string(doc_tokens[d]) + ',' +
-                        std::to_string(doc_test_tokens[d]) + ',';
-      io::AppendCsvNumber(perplexity_csv,
-                          doc_test_tokens[d] > 0
-                              ? std::exp(-pooled / static_cast<double>(doc_test_tokens[d]))
-                              : std::nan(""));
-      perplexity_csv += '\n';
-    }
-    perplexity_file->Append(perplexity_csv);
-    perplexity_file->Commit();
-  }
+  return done;
+}
 
+// The document-completion log-likelihood of the pooled chains and of each chain alone.
+struct Perplexity {
+  double log_likelihood = 0.0;
+  std::vector<double> chain_log_likelihood;
+  std::uint64_t test_tokens = 0;
+  double Of(double log_probability) const {
+    return test_tokens > 0 ? std::exp(-log_probability / static_cast<double>(test_tokens))
+                           : std::nan("");
+  }
+};
+
+// --perplexity's file: a line per document, the chains' predictive pooled.
+Perplexity WritePerplexity(const InferOptions& o, const std::vector<std::string>& args,
+                           const FinishedRun& run, const Corpus& corpus, const Completions& done,
+                           io::AtomicFileWriter& file) {
+  const std::size_t C = done.log_likelihood.size();
+  std::vector<std::pair<std::string, std::string>> comments{
+      {"carousel", kVersion},
+      {"command", "carousel lda infer " + JoinArgs(args)},
+      {"run", o.run},
+      {"corpus", corpus.path},
+      {"topics", std::to_string(run.topics)},
+      {"alpha", io::FormatReal(run.alpha)},
+      {"sweeps", std::to_string(o.sweeps)},
+      {"seed", std::to_string(o.seed)}};
+  if (C > 1)
+    comments.emplace_back("chains", std::to_string(C) +
+                                        ", their predictive pooled (the mean "
+                                        "of each document's probability)");
+  std::string csv = io::CommentBlock(comments);
+  csv += "doc,tokens,test_tokens,perplexity\n";
+  Perplexity p;
+  p.chain_log_likelihood.assign(C, 0.0);
+  std::vector<double> per_chain(C);
+  for (std::uint32_t d = 0; d < corpus.documents; ++d) {
+    for (std::size_t chain = 0; chain < C; ++chain) {
+      per_chain[chain] = done.log_likelihood[chain][d];
+      p.chain_log_likelihood[chain] += per_chain[chain];
+    }
+    const double pooled = PooledLogProbability(per_chain);
+    p.log_likelihood += pooled;
+    p.test_tokens += done.test_tokens[d];
+    csv += std::to_string(d) + ',' + std::to_string(done.tokens[d]) + ',' +
+           std::to_string(done.test_tokens[d]) + ',';
+    io::AppendCsvNumber(csv, done.test_tokens[d] > 0
+                                 ? std::exp(-pooled / static_cast<double>(done.test_tokens[d]))
+                                 : std::nan(""));
+    csv += '\n';
+  }
+  file.Append(csv);
+  file.Commit();
+  return p;
+}
+
+void PrintInferSummary(const InferOptions& o, const Corpus& corpus, std::size_t topics,
+                       const TokenCounts& tokens, const Completions& done,
+                       const std::optional<Perplexity>& perplexity) {
   std::printf(
       "carousel lda infer: %u documents, %llu tokens, %zu topics of %s; theta written to "
       "%s\n",
-      corpus.documents, static_cast<unsigned long long>(known_tokens + unknown_tokens), K,
+      corpus.documents, static_cast<unsigned long long>(tokens.known + tokens.unknown), topics,
       o.run.c_str(), o.out.c_str());
-  if (unknown_tokens > 0)
+  if (tokens.unknown > 0)
     std::printf("  %llu tokens of %zu distinct words outside %s ignored\n",
-                static_cast<unsigned long long>(unknown_tokens), unknown_words,
-                vocabulary_name.c_str());
-  if (without_known > 0)
+                static_cast<unsigned long long>(tokens.unknown), tokens.unknown_words,
+                tokens.vocabulary_name.c_str());
+  if (done.without_known > 0)
     std::printf("  %llu documents without a known word have the prior mean 1/K\n",
-                static_cast<unsigned long long>(without_known));
-  const auto perplexity = [&](double log_probability) {
-    return test_tokens > 0 ? std::exp(-log_probability / static_cast<double>(test_tokens))
-                           : std::nan("");
-  };
-  if (!o.perplexity.empty())
-    std::printf(
-        "  document-completion perplexity %.1f over %llu held-out tokens (every 10th "
-        "known token); per document in %s\n",
-        perplexity(log_likelihood), static_cast<unsigned long long>(test_tokens),
-        o.perplexity.c_str());
-  if (!o.perplexity.empty() && C > 1) {
-    std::string each;
-    for (std::size_t chain = 0; chain < C; ++chain) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%s%.1f", chain ? ", " : "",
-                    perplexity(chain_log_likelihood[chain]));
-      each += text;
-    }
-    std::printf("  the %zu chains' predictive pooled; each chain's alone: %s\n", C,
-                each.c_str());
+                static_cast<unsigned long long>(done.without_known));
+  if (!perplexity) return;
+  std::printf(
+      "  document-completion perplexity %.1f over %llu held-out tokens (every 10th "
+      "known token); per document in %s\n",
+      perplexity->Of(perplexity->log_likelihood),
+      static_cast<unsigned long long>(perplexity->test_tokens), o.perplexity.c_str());
+  const std::size_t C = perplexity->chain_log_likelihood.size();
+  if (C < 2) return;
+  std::string each;
+  for (std::size_t chain = 0; chain < C; ++chain) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%s%.1f", chain ? ", " : "",
+                  perplexity->Of(perplexity->chain_log_likelihood[chain]));
+    each += text;
   }
+  std::printf("  the %zu chains' predictive pooled; each chain's alone: %s\n", C, each.c_str());
+}
+
+}  // namespace
+
+int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args) {
+  InferOptions o;
+  RunCollectively(comm, [&] {
+    o = Parse(args);
+    if (comm.size() > 1)
+      throw Error(ExitCode::kUsage, "carousel lda infer runs on one process, not " +
+                                        std::to_string(comm.size()) +
+                                        ": start it without mpirun (or with -np 1)");
+  });
+  const std::vector<FinishedRun> chains = ReadChains(o);
+  const FinishedRun& run = chains.front();
+  const std::size_t C = chains.size(), K = run.topics;
+  const Corpus corpus = io::ReadCorpus(o.corpus, o.vocab, io::ParseCorpusFormat(o.format));
+  const std::vector<std::uint32_t> map = WordMap(run, corpus);
+  const TokenCounts tokens = CountTokens(o, run, corpus, map);
+  // Both outputs are opened before any is written, so that one that cannot be written stops
+  // the command with neither in place (each is written atomically).
+  std::optional<io::AtomicFileWriter> perplexity_file;
+  if (!o.perplexity.empty()) perplexity_file.emplace(o.perplexity);
+  const std::size_t D = corpus.documents;
+  io::NpyRowWriter out(o.out,
+                       C == 1 ? std::vector<std::size_t>{D, K} : std::vector<std::size_t>{C, D, K});
+  const Completions done = InferDocuments(o, chains, corpus, map, perplexity_file.has_value(), out);
+  out.Commit();
+  std::optional<Perplexity> perplexity;
+  if (perplexity_file) perplexity = WritePerplexity(o, args, run, corpus, done, *perplexity_file);
+  PrintInferSummary(o, corpus, K, tokens, done, perplexity);
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/draw_selection.hpp"
+#include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -21,9 +22,9 @@
 #include "carousel/model/bpmf/bpmf_metric.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
-#include "carousel/sampler/registry.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/bpmf/predictive_calibration.hpp"
+#include "carousel/sampler/registry.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -134,7 +135,7 @@ std::string RiemannianSamplersText() {
   return text;
 }
 
-MfCommandOptions Parse(const std::vector<std::string>& args) {
+MfCommandOptions ParseMf(const std::vector<std::string>& args) {
   MfCommandOptions o;
   o.config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
   // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
@@ -169,7 +170,8 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   const bool riemannian = info && info->riemannian;
   if (o.metric != "default" && !riemannian)
     throw UsageError("--metric", "applies to --sampler " + RiemannianSamplersText() +
-                                     " only (not " + sampler + "; hamcmc's H0 is --initial-metric)");
+                                     " only (not " + sampler +
+                                     "; hamcmc's H0 is --initial-metric)");
   if (o.metric == "default") {
     o.metric = DefaultMfMetric(sampler);
     if (riemannian) o.basics.run_config.Resolve("--metric", o.metric, "the sampler's default");
@@ -194,9 +196,9 @@ MfCommandOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> Comments(const MfCommandOptions& o,
-                                                          const MfConfig& c, int ranks,
-                                                          const io::LoadedMf& data) {
+std::vector<std::pair<std::string, std::string>> MfComments(const MfCommandOptions& o,
+                                                            const MfConfig& c, int ranks,
+                                                            const io::LoadedMf& data) {
   return {{"carousel", kVersion},
           {"command", "carousel mf " + JoinArgs(o.argv)},
           {"ranks", std::to_string(ranks)},
@@ -270,81 +272,100 @@ PredictiveCalibration TestCalibration(const io::LoadedMf& data, const MfPosterio
   return CalibrationOf(rating, posterior.pred_mean, posterior.pred_sd, noise_variance);
 }
 
-}  // namespace
+struct MfData : io::LoadedMf {
+  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
+};
 
-int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
-  MfCommandOptions options;
-  std::string resume_payload;
-  if (const std::optional<int> code =
-          StartModelCommand(comm, "mf", args, RunMfCommand, options, Parse, resume_payload))
-    return *code;
-
+// The defaults that follow from the data (doc/mf.md, "Step sizes" and "Defaults"), each
+// recorded for config.toml.
+void ResolveMfDefaultsFromData(MfCommandOptions& options, const io::LoadedMf& data) {
   MfConfig& config = options.config;
-  ResolveTiles(comm, config.tiles, options.basics);
-  // Checkpoints store the command line; a burn-in resolved from the tiles goes with it, so
-  // that a resume (which parses that line before it knows the tiles) keeps it.
-  std::vector<std::string> recorded_args = options.argv;
-  if (!options.basics.burn_in_given)
-    ResolveBurnInOfPasses(kMfBurnInPasses, config.tiles, config.iterations, config.burn_in,
-                          options.basics, recorded_args);
-  if (!options.basics.eval_every_given)
-    ResolveEvalEveryOfPasses(kMfEvalEveryPasses, config.tiles, config.eval_every, config.thin,
-                             options.basics, recorded_args);
-  RunCollectively(comm, [&] {
-    if (options.step_warmup > 0 && static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
-      throw UsageError("--step-warmup", "must not exceed --burn-in (" +
-                                            std::to_string(config.burn_in) +
-                                            "): the samples kept must follow the step schedule");
-  });
-  options.input.tiles = config.tiles;
-  options.input.balance_columns = true;  // mf's item blocks hold about equal ratings each
-  const auto load_start = std::chrono::steady_clock::now();
-  io::LoadedMf data = io::LoadMf(comm, options.input);
-  const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
-  config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
-  RunCollectively(comm, [&] {  // the id maps are the same on every rank
-    config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
-  });
+  RunConfig& run_config = options.basics.run_config;
   config.step.a = options.step > 0 ? options.step
                                    : DefaultMfStep(config.sampler, data.problem,
                                                    config.tiles / config.minibatch);
   if (options.step <= 0)
-    options.basics.run_config.Resolve("--step", io::FormatReal(config.step.a),
-                                      "the sampler's default for this data");
+    run_config.Resolve("--step", io::FormatReal(config.step.a),
+                       "the sampler's default for this data");
   if (options.hyper_every < 0) {
     config.hyper_every = DefaultMfHyperEvery(config.sampler, config.tiles);
-    options.basics.run_config.Resolve("--hyper-every", std::to_string(config.hyper_every),
-                                      "the sampler's default");
+    run_config.Resolve("--hyper-every", std::to_string(config.hyper_every),
+                       "the sampler's default");
   } else {
     config.hyper_every = static_cast<std::uint64_t>(options.hyper_every);
   }
   if (options.step_warmup < 0) {
     config.step.warmup = std::min(DefaultMfStepWarmup(config.sampler), config.burn_in);
-    options.basics.run_config.Resolve("--step-warmup", std::to_string(config.step.warmup),
-                                      "the sampler's default, at most --burn-in");
+    run_config.Resolve("--step-warmup", std::to_string(config.step.warmup),
+                       "the sampler's default, at most --burn-in");
   } else {
     config.step.warmup = static_cast<std::uint64_t>(options.step_warmup);
   }
   config.step.warmup_start = kMfStepWarmupStart;
   if (!options.rmsprop_lambda_given) {
     config.sampler.rmsprop_lambda = DefaultRmspropLambda(data.problem);
-    options.basics.run_config.Resolve("--rmsprop-lambda",
-                                      io::FormatReal(config.sampler.rmsprop_lambda),
-                                      "the default, 2 / training ratings");
+    run_config.Resolve("--rmsprop-lambda", io::FormatReal(config.sampler.rmsprop_lambda),
+                       "the default, 2 / training ratings");
   }
-
   if (options.keep_samples < 0) {
     config.keep_samples =
         IsMfGibbsReference(config.sampler.name)
             ? 0
             : DefaultMfKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
-    options.basics.run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
-                                      "as many as fit in 256 MiB, from 2 to 20");
+    run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
+                       "as many as fit in 256 MiB, from 2 to 20");
   } else {
     config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
   }
+}
 
-  if (IsMfGibbsReference(config.sampler.name)) {
+bool HasTest(const io::LoadedMf& data) {
+  return !data.problem.test.empty();
+}
+
+struct MfCommand : ModelSpecDefaults {
+  static constexpr const char* kName = "mf";
+  using Options = MfCommandOptions;
+  using Model = BpmfModel;
+  using Data = MfData;
+
+  static Options Parse(const std::vector<std::string>& args) { return ParseMf(args); }
+
+  static void ResolveWithTiles(Communicator& comm, Options& options, RunStart& start) {
+    MfConfig& config = options.config;
+    if (!options.basics.burn_in_given)
+      ResolveBurnInOfPasses(kMfBurnInPasses, config.tiles, config.iterations, config.burn_in,
+                            options.basics, start.recorded_args);
+    if (!options.basics.eval_every_given)
+      ResolveEvalEveryOfPasses(kMfEvalEveryPasses, config.tiles, config.eval_every, config.thin,
+                               options.basics, start.recorded_args);
+    RunCollectively(comm, [&] {
+      if (options.step_warmup > 0 &&
+          static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
+        throw UsageError("--step-warmup", "must not exceed --burn-in (" +
+                                              std::to_string(config.burn_in) +
+                                              "): the samples kept must follow the step schedule");
+    });
+    options.input.tiles = config.tiles;
+    options.input.balance_columns = true;  // mf's item blocks hold about equal ratings each
+  }
+
+  static Data Load(Communicator& comm, Options& options, RunStart&) {
+    MfConfig& config = options.config;
+    Data data;
+    static_cast<io::LoadedMf&>(data) = io::LoadMf(comm, options.input);
+    config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
+    RunCollectively(comm, [&] {  // the id maps are the same on every rank
+      config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
+    });
+    ResolveMfDefaultsFromData(options, data);
+    return data;
+  }
+
+  // --sampler gibbs: the exact Gibbs sampler for the same model, not a chain of the engine.
+  static std::optional<int> RunInstead(Communicator& comm, Options& options, Data& data) {
+    const MfConfig& config = options.config;
+    if (!IsMfGibbsReference(config.sampler.name)) return std::nullopt;
     RunCollectively(comm, [&] {
       if (comm.size() != 1) throw UsageError("--sampler gibbs", "runs in a single process only");
       if (config.keep_samples > 0)
@@ -352,46 +373,46 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     });
     WriteRunConfig(comm, "mf", options.basics);
     return RunGibbsReference(options.basics.out, config, data,
-                             io::CommentBlock(Comments(options, config, 1, data)),
+                             io::CommentBlock(MfComments(options, config, 1, data)),
                              options.basics.quiet);
   }
 
-  const Chain<BpmfModel> chain = StartChain<BpmfModel>(
-      comm,
-      [&] { return std::make_unique<BpmfModel>(config, data.problem, std::move(data.share)); },
-      config.chain(), resume_payload, options.basics.out);
-  WriteRunConfig(comm, "mf", options.basics);
-  BpmfModel& model = *chain.model;
-  TileEngine* engine = chain.engine.get();
-  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
-  if (config.keep_samples > 0) {
+  static std::unique_ptr<Model> Make(Options& options, Data& data) {
+    return std::make_unique<BpmfModel>(options.config, data.problem, std::move(data.share));
+  }
+  static void Started(Communicator& comm, Options& options, Data& data, Model& model) {
+    if (options.config.keep_samples == 0) return;
     RunCollectively(comm, [&] {
       if (comm.rank() != 0) return;
       io::EnsureDirectory(options.basics.out + "/" + io::kSamplesDir);
-      sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
-                                                         config.shape.width());
+      data.sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
+                                                              options.config.shape.width());
     });
-    model.SetSampleSink(sample_writer.get());
+    model.SetSampleSink(data.sample_writer.get());
   }
 
-  const std::string comments = io::CommentBlock(Comments(options, config, comm.size(), data));
-  const std::string trace_path = options.basics.out + "/trace.csv";
-  const DrawsOutput draws{options.basics.out, "carousel mf", config.chain(), comments};
-  ChainHooks hooks;
-  hooks.write_trace = [&] {
-    io::WriteTrace(trace_path, comments, model.trace());
-    draws.Write(model.draws());
-  };
-  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
-  const bool has_test = !data.problem.test.empty();
-  if (!has_test && comm.rank() == 0 && !options.basics.quiet)
-    std::fprintf(stderr,
-                 "carousel mf: note: no test set (use --test or --test-fraction): progress shows "
-                 "the RMSE on the training minibatches\n");
-  hooks.eval_status = [&] {
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
+                                                                   int ranks, const Data& data,
+                                                                   const Model&) {
+    return MfComments(options, options.config, ranks, data);
+  }
+
+  static void Note(const Options&, const Data& data, const Model&) {
+    if (!HasTest(data))
+      std::fprintf(stderr,
+                   "carousel mf: note: no test set (use --test or --test-fraction): progress "
+                   "shows the RMSE on the training minibatches\n");
+  }
+
+  static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
+    io::WriteTrace(path, comments, model.trace());
+  }
+  static decltype(auto) Draws(const Model& model) { return model.draws(); }
+
+  static std::string Status(const Model& model, const Data& data) {
     const TraceRow& row = model.trace().back();
     char status[96];
-    if (!has_test) {
+    if (!HasTest(data)) {
       std::snprintf(status, sizeof status, "train rmse %.4f", row.rmse_train);
       return std::string(status);
     }
@@ -399,54 +420,70 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
     if (!std::isnan(row.rmse_mean) && n > 0)
       std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
     return std::string(status);
-  };
-  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"mf", recorded_args}, hooks);
-  if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), "mf", options.basics.out);
+  }
 
+  static void Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                     const RunEnd& end);
+};
+
+// The closing lines: the run's test RMSE (or the training minibatches' without a test set),
+// the predictive intervals' calibration and each rank's statistics.
+void PrintMfClosing(const MfCommandOptions& options, int ranks, const io::LoadedMf& data,
+                    const BpmfModel& model, const MfPosterior& posterior, double run_seconds,
+                    const std::vector<RankStats>& stats) {
+  const TraceRow& last = model.trace().back();
+  if (!HasTest(data))
+    std::printf(
+        "carousel mf: %llu iterations on %d rank(s) in %.2f s; no test set (use --test or "
+        "--test-fraction), training minibatch RMSE %.4f; %llu kept draws; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.rmse_train,
+        static_cast<unsigned long long>(posterior.samples), options.basics.out.c_str());
+  else
+    std::printf(
+        "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
+        "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
+        "or item; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.rmse_sample,
+        last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
+        static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
+        options.basics.out.c_str());
+  if (HasTest(data) && posterior.samples > 0)
+    std::printf(
+        "carousel mf: calibration: %s\n",
+        DescribeCalibration(TestCalibration(data, posterior, model.NoiseVariancePosteriorMean()))
+            .c_str());
+  PrintRankStats(stats, "training ratings");
+}
+
+// predictions.csv, the factor arrays, the kept samples, model.json and the closing lines.
+void MfCommand::Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                       const RunEnd& end) {
+  const MfConfig& config = options.config;
+  const std::string& out = options.basics.out;
   const MfPosterior posterior = model.Posterior();
   std::unique_ptr<io::UserArrayWriter> user_arrays;
   if (comm.rank() == 0)
-    user_arrays = std::make_unique<io::UserArrayWriter>(options.basics.out, data.problem.rows,
-                                                        config.shape.rank, config.shape.bias);
+    user_arrays = std::make_unique<io::UserArrayWriter>(out, data.problem.rows, config.shape.rank,
+                                                        config.shape.bias);
   model.ForEachUserSlice([&](const UserSlice& slice) { user_arrays->Write(slice); });
-  const double run_seconds = engine->seconds_running();
-  const std::vector<RankStats> stats =
-      GatherRankStats(comm, outcome.sampling, model.ratings_held(), load, model.footprint());
-  if (comm.rank() == 0) {  // RunChain wrote the trace and the draws as they stand at the end
-    io::DirectorySyncBatch outputs;
-    io::WritePredictions(options.basics.out + "/predictions.csv", comments, data, posterior);
-    user_arrays->Commit();
-    io::WriteItemArrays(options.basics.out, posterior, config.shape.rank, config.shape.bias, data);
-    io::RemoveStaleSamples(options.basics.out, model.samples_taken().size());
-    io::WriteModelJson(options.basics.out, ModelSummary(config, data, model, posterior.samples));
-    outputs.Finish();
-    const TraceRow& last = model.trace().back();
-    if (!has_test)
-      std::printf(
-          "carousel mf: %llu iterations on %d rank(s) in %.2f s; no test set (use --test or "
-          "--test-fraction), training minibatch RMSE %.4f; %llu kept draws; output in %s\n",
-          static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds,
-          last.rmse_train, static_cast<unsigned long long>(posterior.samples),
-          options.basics.out.c_str());
-    else
-      std::printf(
-          "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
-          "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
-          "or item; output in %s\n",
-          static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds,
-          last.rmse_sample, last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
-          static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
-          options.basics.out.c_str());
-    if (!data.problem.test.empty() && posterior.samples > 0)
-      std::printf(
-          "carousel mf: calibration: %s\n",
-          DescribeCalibration(TestCalibration(data, posterior, model.NoiseVariancePosteriorMean()))
-              .c_str());
-    PrintRankStats(stats, "training ratings");
-  }
-  return 0;
+  const double run_seconds = end.engine.seconds_running();
+  const std::vector<RankStats> stats = GatherRankStats(
+      comm, end.outcome.sampling, model.ratings_held(), end.load, model.footprint());
+  if (comm.rank() != 0) return;  // RunChain wrote the trace and the draws as they stand
+  io::DirectorySyncBatch outputs;
+  io::WritePredictions(out + "/predictions.csv", end.comments, data, posterior);
+  user_arrays->Commit();
+  io::WriteItemArrays(out, posterior, config.shape.rank, config.shape.bias, data);
+  io::RemoveStaleSamples(out, model.samples_taken().size());
+  io::WriteModelJson(out, ModelSummary(config, data, model, posterior.samples));
+  outputs.Finish();
+  PrintMfClosing(options, comm.size(), data, model, posterior, run_seconds, stats);
+}
+
+}  // namespace
+
+int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
+  return RunModelCommand<MfCommand>(comm, args);
 }
 
 }  // namespace carousel::cli

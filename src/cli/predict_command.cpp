@@ -239,13 +239,9 @@ double MixtureQuantile(const std::vector<double>& centres, double variance, doub
   return 0.5 * (lo + hi);
 }
 
-}  // namespace
-
-int RunPredictCommand(const std::vector<std::string>& args) {
-  const PredictOptions o = Parse(args);
-  // Every chain's samples, pooled: the chains' model.json agree on the data and the shape,
-  // and the noise variance is the mean of theirs.
-  const std::vector<std::string> runs = ChainDirectories(o.run);
+// Every chain's samples, pooled: the chains' model.json agree on the data and the shape,
+// and the noise variance is the mean of theirs.
+SavedModel ReadPooledModel(const std::vector<std::string>& runs) {
   SavedModel model;
   double noise_sum = 0.0;
   for (const std::string& run : runs) {
@@ -265,24 +261,16 @@ int RunPredictCommand(const std::vector<std::string>& args) {
     model.h_files.insert(model.h_files.end(), chain.h_files.begin(), chain.h_files.end());
   }
   model.noise_variance = noise_sum / static_cast<double>(runs.size());
-  const io::IdMap users = ReadIds(runs.front() + "/user_ids.npy", model.users);
-  const io::IdMap items = ReadIds(runs.front() + "/item_ids.npy", model.items);
-  const io::RatingsFile pairs =
-      io::ReadRatings(o.pairs, io::ParseRatingsFormat(o.format), io::RatingField::kOptional);
+  return model;
+}
 
-  // Dense rows of each pair; kUnknownId where training never saw the user or item.
-  const std::size_t n = pairs.ratings.size();
-  std::vector<std::uint32_t> row(n), col(n);
-  std::size_t cold = 0;
-  for (std::size_t p = 0; p < n; ++p) {
-    row[p] = users.Find(pairs.ratings[p].user).value_or(kUnknownId);
-    col[p] = items.Find(pairs.ratings[p].item).value_or(kUnknownId);
-    if (row[p] == kUnknownId || col[p] == kUnknownId) ++cold;
-  }
-
-  const std::size_t samples = model.iterations.size();
+// Every pair's prediction under every kept sample, pair-major; `row` and `col` are the
+// pairs' dense rows, kUnknownId where training never saw the user or item.
+std::vector<float> SamplePredictions(const SavedModel& model, const std::vector<std::uint32_t>& row,
+                                     const std::vector<std::uint32_t>& col) {
+  const std::size_t n = row.size(), samples = model.iterations.size();
   const int width = model.shape.width();
-  std::vector<float> predictions(n * samples);  // pair-major
+  std::vector<float> predictions(n * samples);
   for (std::size_t s = 0; s < samples; ++s) {
     const std::vector<float> w = ReadFactor(model.w_files[s], model.users, width);
     const std::vector<float> h = ReadFactor(model.h_files[s], model.items, width);
@@ -293,17 +281,16 @@ int RunPredictCommand(const std::vector<std::string>& args) {
           PredictRating(wr, hr, model.shape, model.mu, model.lo, model.hi);
     }
   }
+  return predictions;
+}
 
-  std::string csv = io::CommentBlock({{"carousel", kVersion},
-                                      {"command", "carousel predict " + JoinArgs(args)},
-                                      {"run", o.run},
-                                      {"pairs", o.pairs},
-                                      {"chains", std::to_string(runs.size())},
-                                      {"samples", std::to_string(samples)},
-                                      {"level", io::FormatReal(o.level)},
-                                      {"cold_pairs", std::to_string(cold)},
-                                      {"noise_variance", io::FormatReal(model.noise_variance)}});
-  csv += "user,item,mean,sd,lower,upper,sd_rating,lower_rating,upper_rating\n";
+// The CSV lines of the pairs: the mean and its sd and interval, then the sd and interval of a
+// new rating (the noise included).
+std::string PredictionLines(const io::RatingsFile& pairs, const std::vector<float>& predictions,
+                            double noise_variance, double level) {
+  std::string csv;
+  const std::size_t n = pairs.ratings.size();
+  const std::size_t samples = n > 0 ? predictions.size() / n : 0;
   const double count = static_cast<double>(samples);
   std::vector<double> values(samples);
   for (std::size_t p = 0; p < n; ++p) {
@@ -318,15 +305,48 @@ int RunPredictCommand(const std::vector<std::string>& args) {
     const double sd = std::sqrt(std::max(0.0, sum_sq / count - mean * mean));
     csv += std::to_string(pairs.ratings[p].user) + ',' + std::to_string(pairs.ratings[p].item);
     for (const double v :
-         {mean, sd, mcmc::Quantile(values, (1.0 - o.level) / 2),
-          mcmc::Quantile(values, (1.0 + o.level) / 2), std::sqrt(sd * sd + model.noise_variance),
-          MixtureQuantile(values, model.noise_variance, (1.0 - o.level) / 2),
-          MixtureQuantile(values, model.noise_variance, (1.0 + o.level) / 2)}) {
+         {mean, sd, mcmc::Quantile(values, (1.0 - level) / 2),
+          mcmc::Quantile(values, (1.0 + level) / 2), std::sqrt(sd * sd + noise_variance),
+          MixtureQuantile(values, noise_variance, (1.0 - level) / 2),
+          MixtureQuantile(values, noise_variance, (1.0 + level) / 2)}) {
       csv += ',';
       io::AppendCsvNumber(csv, v);
     }
     csv += '\n';
   }
+  return csv;
+}
+
+}  // namespace
+
+int RunPredictCommand(const std::vector<std::string>& args) {
+  const PredictOptions o = Parse(args);
+  const std::vector<std::string> runs = ChainDirectories(o.run);
+  const SavedModel model = ReadPooledModel(runs);
+  const io::IdMap users = ReadIds(runs.front() + "/user_ids.npy", model.users);
+  const io::IdMap items = ReadIds(runs.front() + "/item_ids.npy", model.items);
+  const io::RatingsFile pairs =
+      io::ReadRatings(o.pairs, io::ParseRatingsFormat(o.format), io::RatingField::kOptional);
+  const std::size_t n = pairs.ratings.size();
+  std::vector<std::uint32_t> row(n), col(n);
+  std::size_t cold = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    row[p] = users.Find(pairs.ratings[p].user).value_or(kUnknownId);
+    col[p] = items.Find(pairs.ratings[p].item).value_or(kUnknownId);
+    if (row[p] == kUnknownId || col[p] == kUnknownId) ++cold;
+  }
+  const std::size_t samples = model.iterations.size();
+  std::string csv = io::CommentBlock({{"carousel", kVersion},
+                                      {"command", "carousel predict " + JoinArgs(args)},
+                                      {"run", o.run},
+                                      {"pairs", o.pairs},
+                                      {"chains", std::to_string(runs.size())},
+                                      {"samples", std::to_string(samples)},
+                                      {"level", io::FormatReal(o.level)},
+                                      {"cold_pairs", std::to_string(cold)},
+                                      {"noise_variance", io::FormatReal(model.noise_variance)}});
+  csv += "user,item,mean,sd,lower,upper,sd_rating,lower_rating,upper_rating\n";
+  csv += PredictionLines(pairs, SamplePredictions(model, row, col), model.noise_variance, o.level);
   io::WriteFileAtomically(o.out, csv);
   std::printf(
       "carousel predict: %zu pairs (%zu with a user or item the run never saw) from %zu samples "

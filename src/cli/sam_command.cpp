@@ -8,6 +8,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/engine/tile_engine.hpp"
@@ -97,7 +98,7 @@ void AddOptions(CLI::App& app, SamCommandOptions& o) {
   AddChainOptions(app, c, o.basics);
 }
 
-SamCommandOptions Parse(const std::vector<std::string>& args) {
+SamCommandOptions ParseSam(const std::vector<std::string>& args) {
   SamCommandOptions o;
   o.config.tiles = 0;
   CLI::App app{
@@ -143,10 +144,10 @@ void ResolveStep(SamCommandOptions& o, std::uint64_t train_documents) {
     rc.Resolve("--thermostat-initial", io::FormatReal(c.thermostat_initial), "the friction");
 }
 
-std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOptions& o, int ranks,
-                                                          const Corpus& corpus,
-                                                          const TfIdfCorpus& sam,
-                                                          const SamCounts& counts) {
+std::vector<std::pair<std::string, std::string>> SamComments(const SamCommandOptions& o, int ranks,
+                                                             const Corpus& corpus,
+                                                             const TfIdfCorpus& sam,
+                                                             const SamCounts& counts) {
   const SamConfig& c = o.config;
   return {{"carousel", kVersion},
           {"command", "carousel sam " + JoinArgs(o.argv)},
@@ -179,83 +180,79 @@ std::vector<std::pair<std::string, std::string>> Comments(const SamCommandOption
           {"documents_without_kept_words", std::to_string(counts.excluded_documents)}};
 }
 
-}  // namespace
+struct SamData : io::LoadedCorpus {
+  SamCorpusShare sam;  // the tf-idf vectors of this rank's documents
+  SamSurvey survey;
+};
 
-int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
-  SamCommandOptions options;
-  std::string resume_payload;
-  if (const std::optional<int> code =
-          StartModelCommand(comm, "sam", args, RunSamCommand, options, Parse, resume_payload))
-    return *code;
-  SamConfig& config = options.config;
-  ResolveTiles(comm, config.tiles, options.basics);
-  const auto load_start = std::chrono::steady_clock::now();
-  io::LoadedCorpus loaded = LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
-                                              config.tiles, config.seed);
-  const Corpus& corpus = loaded.share;
-  SamCorpusShare sam;
-  RunCollectively(comm, [&] { sam = BuildSamCorpus(comm, corpus, config.tfidf); });
-  const SamSurvey survey = SurveySamCorpus(comm, sam.corpus, config);
-  RunCollectively(comm, [&] {
-    if (survey.counts.train_documents == 0)
-      throw InputError(corpus.path, "no training documents with a kept word (" +
-                                        std::to_string(sam.corpus.vocabulary.size()) +
-                                        " words kept; widen --min-df/--max-df)");
-    ResolveStep(options, survey.counts.train_documents);
-  });
-  const LoadStats load = FinishedLoad(load_start, loaded.parse_seconds, loaded.parsed_bytes);
+struct SamCommand : ModelSpecDefaults {
+  static constexpr const char* kName = "sam";
+  using Options = SamCommandOptions;
+  using Model = SamModel;
+  using Data = SamData;
 
-  const Chain<SamModel> chain = StartChain<SamModel>(
-      comm, [&] { return std::make_unique<SamModel>(config, sam.corpus, survey); }, config.chain(),
-      resume_payload, options.basics.out);
-  WriteRunConfig(comm, "sam", options.basics);
-  SamModel& model = *chain.model;
-  TileEngine* engine = chain.engine.get();
+  static Options Parse(const std::vector<std::string>& args) { return ParseSam(args); }
 
-  const std::string comments =
-      io::CommentBlock(Comments(options, comm.size(), corpus, sam.corpus, survey.counts));
-  const std::string trace_path = options.basics.out + "/trace.csv";
-  ChainHooks hooks;
-  const DrawsOutput draws{options.basics.out, "carousel sam", config.chain(), comments};
-  hooks.write_trace = [&] {
-    io::WriteSamTrace(trace_path, comments, model.trace());
-    draws.Write(model.draws());
-  };
-  hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
-  hooks.eval_status = [&] {
+  static Data Load(Communicator& comm, Options& options, RunStart&) {
+    SamConfig& config = options.config;
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
+                                config.seed),
+              {},
+              {}};
+    RunCollectively(comm, [&] { data.sam = BuildSamCorpus(comm, data.share, config.tfidf); });
+    data.survey = SurveySamCorpus(comm, data.sam.corpus, config);
+    RunCollectively(comm, [&] {
+      if (data.survey.counts.train_documents == 0)
+        throw InputError(data.share.path, "no training documents with a kept word (" +
+                                              std::to_string(data.sam.corpus.vocabulary.size()) +
+                                              " words kept; widen --min-df/--max-df)");
+      ResolveStep(options, data.survey.counts.train_documents);
+    });
+    return data;
+  }
+
+  static std::unique_ptr<Model> Make(Options& options, Data& data) {
+    return std::make_unique<SamModel>(options.config, data.sam.corpus, data.survey);
+  }
+
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
+                                                                   int ranks, const Data& data,
+                                                                   const Model&) {
+    return SamComments(options, ranks, data.share, data.sam.corpus, data.survey.counts);
+  }
+
+  static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
+    io::WriteSamTrace(path, comments, model.trace());
+  }
+  static decltype(auto) Draws(const Model& model) { return model.draws(); }
+
+  static std::string Status(const Model& model, const Data&) {
     const SamTraceRow& row = model.trace().back();
     char status[128];
     std::snprintf(status, sizeof status, "log-perplexity %.2f (sample %.2f +- %.2f)",
                   row.log_perplexity, row.log_perplexity_sample, row.log_perplexity_se);
     return std::string(status);
-  };
-  const ChainOutcome outcome = RunChain(comm, *engine, options.basics, config.iterations,
-                                        RunRecord{"sam", options.argv}, hooks);
-  if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), engine->iteration(), "sam", options.basics.out);
+  }
 
+  static void Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                     const RunEnd& end);
+};
+
+void SamCommand::Finish(Communicator& comm, const Options& options, const Data& data, Model& model,
+                        const RunEnd& end) {
+  const SamConfig& config = options.config;
   const std::vector<double> directions = model.TopicMeanDirections();
-  const std::vector<RankStats> stats =
-      GatherRankStats(comm, outcome.sampling, sam.entries_held, load, model.footprint());
+  const std::vector<RankStats> stats = GatherRankStats(
+      comm, end.outcome.sampling, data.sam.entries_held, end.load, model.footprint());
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
-    const std::size_t V = sam.corpus.vocabulary.size();
-    io::WriteNpy(options.basics.out + "/topic_vectors.npy", directions.data(),
-                 {static_cast<std::size_t>(config.topics), V});
-    std::vector<std::string> names(V);
-    for (std::size_t w = 0; w < V; ++w) {
-      const std::uint32_t original = sam.corpus.vocabulary[w];
-      names[w] =
-          original < corpus.vocab.size() ? corpus.vocab[original] : std::to_string(original + 1);
-    }
-    io::WriteVocabulary(options.basics.out + "/words.txt", names);
-    io::WriteFileAtomically(
-        options.basics.out + "/topics.txt",
-        comments +
-            io::TopWordsLines(directions, 0, static_cast<std::size_t>(config.topics), names));
-    std::vector<std::uint32_t> held_out = survey.held_out.ids;
+    const std::string& out = options.basics.out;
+    const std::size_t V = data.sam.corpus.vocabulary.size();
+    io::WriteSamTopics(out, end.comments, directions, static_cast<std::size_t>(config.topics),
+                       data.sam.corpus.vocabulary, data.share.vocab);
+    std::vector<std::uint32_t> held_out = data.survey.held_out.ids;
     std::sort(held_out.begin(), held_out.end());
-    io::WriteHeldOut(options.basics.out + "/heldout.txt", comments, held_out);
+    io::WriteHeldOut(out + "/heldout.txt", end.comments, held_out);
     io::RunModelJson description = RunDescription("sam", options.sampler.name, config.chain());
     description.facts = {
         {"topics", std::to_string(config.topics)}, {"alpha", io::JsonNumber(config.alpha)},
@@ -265,21 +262,25 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
                          {"words", "words.txt"},
                          {"topics", "topics.txt"},
                          {"held_out_documents", "heldout.txt"}};
-    io::WriteRunModelJson(options.basics.out, description);
+    io::WriteRunModelJson(out, description);
     const SamTraceRow& last = model.trace().back();
     std::printf(
         "carousel sam: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
         "log-perplexity %.3f (averaged over %llu samples), %.3f +- %.3f (last sample); %llu "
         "training and %llu held-out documents, %zu words kept; output in %s\n",
-        static_cast<unsigned long long>(last.iteration), comm.size(), engine->seconds_running(),
+        static_cast<unsigned long long>(last.iteration), comm.size(), end.engine.seconds_running(),
         model.seconds_sampling(), last.log_perplexity,
         static_cast<unsigned long long>(model.samples()), last.log_perplexity_sample,
-        last.log_perplexity_se, static_cast<unsigned long long>(survey.counts.train_documents),
-        static_cast<unsigned long long>(survey.counts.held_out_documents), V,
-        options.basics.out.c_str());
+        last.log_perplexity_se, static_cast<unsigned long long>(data.survey.counts.train_documents),
+        static_cast<unsigned long long>(data.survey.counts.held_out_documents), V, out.c_str());
     PrintRankStats(stats, "training entries");
   });
-  return 0;
+}
+
+}  // namespace
+
+int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
+  return RunModelCommand<SamCommand>(comm, args);
 }
 
 }  // namespace carousel::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 
 namespace carousel::io {
@@ -60,6 +61,32 @@ void WriteVocabulary(const std::string& path, const std::vector<std::string>& wo
   std::string out;
   for (const std::string& w : words) out += w + '\n';
   WriteFileAtomically(path, out);
+}
+
+LdaMeanFiles StreamLdaMeans(Communicator& comm, const std::string& out, const std::string& comments,
+                            const Corpus& corpus, int topics, LdaModel& model) {
+  LdaMeanFiles files;
+  files.top_words = comments;
+  RunCollectively(comm, [&] {
+    if (comm.rank() == 0)
+      files.topic_word = std::make_unique<NpyRowWriter>(
+          out + "/topic_word.npy", static_cast<std::size_t>(topics), corpus.vocabulary);
+  });
+  model.StreamTopicWordMean(
+      [&](std::size_t first, std::size_t count, const std::vector<double>& rows) {
+        files.topic_word->AppendRows(rows.data(), count);
+        files.top_words += TopWordsLines(rows, first, count, corpus.vocab);
+      });
+  RunCollectively(comm, [&] {
+    if (comm.rank() == 0)
+      files.doc_topic = std::make_unique<NpyRowWriter>(out + "/doc_topic.npy", corpus.documents,
+                                                       static_cast<std::size_t>(topics));
+  });
+  model.StreamDocumentTopicMean(
+      [&](std::size_t, std::size_t count, const std::vector<double>& rows) {
+        files.doc_topic->AppendRows(rows.data(), count);
+      });
+  return files;
 }
 
 }  // namespace carousel::io

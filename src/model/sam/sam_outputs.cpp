@@ -1,7 +1,9 @@
 #include "carousel/model/sam/sam_outputs.hpp"
 
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/lda/lda_outputs.hpp"
 
 namespace carousel::io {
 
@@ -24,6 +26,18 @@ void WriteSamTrace(const std::string& path, const std::string& comments,
     out += '\n';
   }
   WriteFileAtomically(path, out);
+}
+
+void WriteSamTopics(const std::string& out, const std::string& comments,
+                    const std::vector<double>& directions, std::size_t topics,
+                    const std::vector<std::uint32_t>& kept, const std::vector<std::string>& vocab) {
+  const std::size_t V = kept.size();
+  WriteNpy(out + "/topic_vectors.npy", directions.data(), {topics, V});
+  std::vector<std::string> names(V);
+  for (std::size_t w = 0; w < V; ++w)
+    names[w] = kept[w] < vocab.size() ? vocab[kept[w]] : std::to_string(kept[w] + 1);
+  WriteVocabulary(out + "/words.txt", names);
+  WriteFileAtomically(out + "/topics.txt", comments + TopWordsLines(directions, 0, topics, names));
 }
 
 }  // namespace carousel::io

@@ -12,9 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
+#include "carousel/data/corpus.hpp"
+#include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 
@@ -36,5 +40,15 @@ void WriteHeldOut(const std::string& path, const std::string& comments,
 
 // One word per line, as io::ReadVocabulary reads it back.
 void WriteVocabulary(const std::string& path, const std::vector<std::string>& words);
+
+// topic_word.npy and topics.txt (after `comments`), and doc_topic.npy, streamed from the
+// model a slice at a time (collective); rank 0 holds the writers and commits them with the
+// run's other outputs.
+struct LdaMeanFiles {
+  std::unique_ptr<NpyRowWriter> topic_word, doc_topic;  // rank 0
+  std::string top_words;                                // topics.txt
+};
+LdaMeanFiles StreamLdaMeans(Communicator& comm, const std::string& out, const std::string& comments,
+                            const Corpus& corpus, int topics, LdaModel& model);
 
 }  // namespace carousel::io

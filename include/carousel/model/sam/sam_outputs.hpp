@@ -10,6 +10,7 @@
 //   heldout.txt        the held-out document ids (0-based, file order)
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,12 @@ namespace carousel::io {
 
 void WriteSamTrace(const std::string& path, const std::string& comments,
                    const std::vector<SamTraceRow>& rows);
+
+// topic_vectors.npy, words.txt and topics.txt from the topics' mean `directions` (K x V,
+// SamModel::TopicMeanDirections) over the `kept` words (corpus ids, TfIdfCorpus::vocabulary)
+// named by `vocab` (empty: by 1-based id).
+void WriteSamTopics(const std::string& out, const std::string& comments,
+                    const std::vector<double>& directions, std::size_t topics,
+                    const std::vector<std::uint32_t>& kept, const std::vector<std::string>& vocab);
 
 }  // namespace carousel::io
