@@ -90,7 +90,7 @@ AmfCommandOptions ParseAmf(const std::vector<std::string>& args) {
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.initial_metric_given = app.count("--initial-metric") > 0;
   o.argv = SelfContainedArgs(app, args);
-  o.input.seed = c.seed;
+  o.input.seed = c.split_seed;  // the tile grid
   o.input.format = io::ParseRatingsFormat(o.format);
   if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");

@@ -82,10 +82,6 @@ DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of observations held out for the log predictive (seeded)")
       ->check(Within(0.0, 0.99));
-  std::int64_t split_seed = -1;
-  app.add_option("--split-seed", split_seed, "seed of the held-out split alone")
-      ->check(NonNegative())
-      ->default_str("--seed");
   AddChainOptions(app, c, o.basics);
   ParseOrThrow(app, args, "carousel dpmix");
   ResolveChainOptions(app, c, o.basics);
@@ -94,9 +90,6 @@ DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
     o.basics.run_config.Resolve("--schedule", o.basics.schedule, "the default");
   }
   o.argv = SelfContainedArgs(app, args);
-  c.split_seed = split_seed >= 0 ? static_cast<std::uint64_t>(split_seed) : c.seed;
-  if (split_seed < 0)
-    o.basics.run_config.Resolve("--split-seed", std::to_string(c.split_seed), "--seed");
   c.sampler = ParseSimplexSampler(o.sampler);
   const double h = o.step > 0 ? o.step : DefaultStep(c.sampler);
   if (o.step <= 0) o.basics.run_config.Resolve("--step", io::FormatReal(h), "the default");
@@ -162,7 +155,7 @@ struct DpmixCommand : ModelSpecDefaults {
   static Data Load(Communicator& comm, Options& options, RunStart&) {
     const DpmixConfig& config = options.config;
     Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.seed),
+                                config.split_seed),
               {}};
     data.survey = SurveyDpmixShare(comm, data.share, config);
     return data;

@@ -35,7 +35,7 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
   const auto start = std::chrono::steady_clock::now();
   // One process holds every rating; sorted by (user, item), so that the sums within a row
   // or column do not depend on the order of the file's lines.
-  const TileGrid grid = MfGrid(data.problem, config.tiles, config.seed);
+  const TileGrid grid = MfGrid(data.problem, config.tiles, config.split_seed);
   RatingMatrix train{data.problem.rows, data.problem.cols, {}};
   for (std::size_t part = 0; part < data.share.parts.size(); ++part)
     for (const LocalRating& r : data.share.parts[part])

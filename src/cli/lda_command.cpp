@@ -346,7 +346,7 @@ struct LdaCommand : ModelSpecDefaults {
   static Data Load(Communicator& comm, Options& options, RunStart& start) {
     LdaConfig& config = options.config;
     Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.seed, config.topics),
+                                config.split_seed, config.topics),
               {}};
     data.survey = SurveyCorpusShare(comm, data.share, config);
     // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint

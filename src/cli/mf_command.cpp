@@ -162,7 +162,7 @@ MfCommandOptions ParseMf(const std::vector<std::string>& args) {
   ResolveChainOptions(app, o.config, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.argv = SelfContainedArgs(app, args);
-  o.input.seed = o.config.seed;
+  o.input.seed = o.config.split_seed;  // the held-out split and the tile grid
   o.input.format = io::ParseRatingsFormat(o.format);
   o.config.shape.bias = !o.no_bias;
   const std::string& sampler = o.config.sampler.name;

@@ -46,7 +46,6 @@ struct SamCommandOptions {
   bool friction_given = false, thermostat_given = false;
   SamConfig config;
   RunBasics basics{"carousel-sam-out"};
-  std::int64_t split_seed = -1;  // < 0: --seed
   std::vector<std::string> argv;
 };
 
@@ -89,9 +88,6 @@ void AddOptions(CLI::App& app, SamCommandOptions& o) {
   app.add_option("--test-fraction", c.test_fraction,
                  "fraction of documents held out for the log-perplexity (seeded)")
       ->check(Within(0.0, 0.99));
-  app.add_option("--split-seed", o.split_seed, "seed of the held-out split alone")
-      ->check(NonNegative())
-      ->default_str("--seed");
   app.add_option("--eval-draws", c.eval_draws,
                  "draws of theta from its prior per held-out document (Sec. 5.3)")
       ->check(Within(2, 1000000));
@@ -113,10 +109,6 @@ SamCommandOptions ParseSam(const std::vector<std::string>& args) {
   o.thermostat_given = app.count("--thermostat-initial") > 0;
   if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
   o.argv = SelfContainedArgs(app, args);
-  o.config.split_seed =
-      o.split_seed >= 0 ? static_cast<std::uint64_t>(o.split_seed) : o.config.seed;
-  if (o.split_seed < 0)
-    o.basics.run_config.Resolve("--split-seed", std::to_string(o.config.split_seed), "--seed");
   CheckSamplerChoice(o.sampler, BlockKind::kSphere);
   if (o.sampler.diffusion != "zero")
     throw UsageError("--diffusion",
@@ -196,7 +188,7 @@ struct SamCommand : ModelSpecDefaults {
   static Data Load(Communicator& comm, Options& options, RunStart&) {
     SamConfig& config = options.config;
     Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.seed),
+                                config.split_seed),
               {},
               {}};
     RunCollectively(comm, [&] { data.sam = BuildSamCorpus(comm, data.share, config.tfidf); });

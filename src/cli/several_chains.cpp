@@ -227,7 +227,10 @@ int ChainGroups(int ranks, int chains) {
 }
 
 int RunSeveralChains(Communicator& world, const SeveralChains& run) {
-  std::vector<std::string> args = run.args;
+  // Every chain divides the data as the run does (ChainOptions::split_seed): the chains
+  // sample the posterior of one training set, on one tile grid.
+  std::vector<std::string> args = StripOptions(run.args, {"--split-seed"}, {});
+  args.insert(args.end(), {"--split-seed", std::to_string(run.split_seed)});
   if (!run.tiles_given)
     args.insert(args.end(), {"--tiles", std::to_string(TilesWithoutChains(world, run))});
   RunCollectively(world, [&] {

@@ -66,7 +66,7 @@ class TileEngine::Impl {
       : comm_(comm),
         model_(model),
         options_(options),
-        grid_(model.grid_rows(), model.grid_cols(), options.tiles, options.seed,
+        grid_(model.grid_rows(), model.grid_cols(), options.tiles, options.split_seed,
               model.grid_col_weights()),
         layout_(options.tiles, comm.size()),
         start_(std::chrono::steady_clock::now()) {

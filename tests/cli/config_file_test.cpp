@@ -28,6 +28,7 @@ struct ToyChain {
   std::uint64_t thin = 0;
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
+  std::uint64_t split_seed = 1;
 };
 
 struct Toy {

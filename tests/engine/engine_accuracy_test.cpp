@@ -131,6 +131,7 @@ MfConfig DefaultConfig(const std::string& sampler) {
   c.burn_in = 250;
   c.eval_every = 10;
   c.seed = 3;
+  c.split_seed = 3;  // the grid the problem was cut with
   return c;
 }
 

@@ -134,6 +134,7 @@ MfConfig BaseConfig(const std::string& sampler, double step, double rmsprop_alph
   c.minibatch = 1.0;
   c.eval_every = 1;
   c.seed = 5;
+  c.split_seed = 5;  // the grid the problem was cut with
   return c;
 }
 

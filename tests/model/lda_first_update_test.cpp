@@ -67,8 +67,9 @@ LdaConfig OneIteration(FirstUpdate first, TopicWordMean mean, int tiles) {
 // n_kw (K x V, global word ids) of the initial topics of every training token, as
 // BuildRowBlockTokens draws them for each row-block.
 std::vector<std::uint32_t> InitialTopicCounts(const Corpus& corpus, const LdaConfig& c) {
-  const TileGrid grid(corpus.documents, corpus.vocabulary, c.tiles, c.seed);
-  const std::vector<DocumentRole> roles = ChooseDocumentRoles(corpus, c.test_fraction, c.seed);
+  const TileGrid grid(corpus.documents, corpus.vocabulary, c.tiles, c.split_seed);
+  const std::vector<DocumentRole> roles =
+      ChooseDocumentRoles(corpus, c.test_fraction, c.split_seed);
   const auto V = corpus.vocabulary;
   std::vector<std::uint32_t> counts(static_cast<std::size_t>(c.topics) * V, 0);
   for (int i = 0; i < grid.blocks(); ++i) {
@@ -125,7 +126,7 @@ TEST(LdaFirstUpdate, TheFirstIterationSweepsNoDocumentOnAnyRankCount) {
 // iteration 0 with a_hat = beta + the initial topics' counts (one tile, every document: the
 // scale is 1), and phi_kw = theta_kw / theta_k.
 std::vector<double> ExpectedFirstDraw(const Corpus& corpus, const LdaConfig& c) {
-  const TileGrid grid(corpus.documents, corpus.vocabulary, 1, c.seed);
+  const TileGrid grid(corpus.documents, corpus.vocabulary, 1, c.split_seed);
   const std::vector<std::uint32_t>& words = grid.cols().Members(0);
   const std::size_t K = static_cast<std::size_t>(c.topics), V = corpus.vocabulary;
   const std::vector<std::uint32_t> by_topic = InitialTopicCounts(corpus, c);

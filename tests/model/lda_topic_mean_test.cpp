@@ -43,7 +43,7 @@ RunResult RunOnRanks(const LdaConfig& config, const Corpus& corpus, int ranks) {
 // Training tokens of each word: every token of the documents ChooseDocumentRoles trains on.
 std::vector<double> TrainingTokensPerWord(const Corpus& corpus, const LdaConfig& config) {
   const std::vector<DocumentRole> roles =
-      ChooseDocumentRoles(corpus, config.test_fraction, config.seed);
+      ChooseDocumentRoles(corpus, config.test_fraction, config.split_seed);
   std::vector<double> per_word(corpus.vocabulary, 0.0);
   for (std::uint32_t d = 0; d < corpus.documents; ++d) {
     if (roles[d] != DocumentRole::kTrain) continue;

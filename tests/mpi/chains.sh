@@ -30,11 +30,17 @@ for c in 1 2 3 4; do
 done
 ok "4 chains: concurrently on 2 ranks and one after another on 1 rank give the same chains"
 
-# Chain 3 is the single run with the seed chains.txt gives it; chain 1 uses --seed itself.
+# Chain 3 is the single run with the seed chains.txt gives it and the run's --split-seed
+# (its --seed, 1); chain 1 uses --seed itself.
 seed3=$(awk '$1 == "chain" && $2 == 3 { print $4 }' "$T/four-p2/chains.txt")
 [[ -n $seed3 && $seed3 != 1 ]] || fail "chains.txt gives no seed of its own for chain 3"
-run_ok single3 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --seed "$seed3" --out "$T/single3"
+run_ok single3 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --seed "$seed3" --split-seed 1 \
+  --out "$T/single3"
 same_chain "$T/single3" "$T/four-p2/chain-3" "chain 3 vs the single run with seed $seed3"
+# The control: with its own split seed (its own tile grid) the run is another chain.
+run_ok own-grid3 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --seed "$seed3" --out "$T/own-grid3"
+files_differ "$T/own-grid3/W_mean.npy" "$T/four-p2/chain-3/W_mean.npy" ||
+  fail "chain 3 does not depend on the tile grid's seed"
 run_ok single1 1 mf "${COMMON[@]}" --iterations 40 --tiles 2 --out "$T/single1"
 same_chain "$T/four-p1/chain-1" "$T/single1" "chain 1 vs the single run with --seed 1"
 files_differ "$T/four-p2/chain-1/W_mean.npy" "$T/four-p2/chain-2/W_mean.npy" ||

@@ -79,6 +79,28 @@ for c in 1 2; do
 done
 ok "mf, amf, lda, sam and dpmix keep the output contract: chains, trace.csv from iter, config.toml, model.json, CmdStan draws, summary, id maps of rows x K arrays"
 
+# The chains of a run share its data: one held-out set (and one tile grid, --split-seed).
+held_out() {  # held_out MODEL CHAIN: the chain's held-out observations, one per line
+  local d=$T/$1/chain-$2
+  case $1 in
+    mf) grep -v '^#' "$d/predictions.csv" | cut -d, -f1,2 ;;
+    lda | sam) grep -v '^#' "$d/heldout.txt" ;;
+    dpmix) grep -v '^#' "$d/clusters.csv" | awk -F, '$4 == 1 { print $1 }' ;;
+  esac
+}
+for model in mf lda sam dpmix; do
+  [[ $(held_out "$model" 1 | wc -l) -gt 1 ]] || fail "$model: chain 1 holds out nothing"
+  cmp -s <(held_out "$model" 1) <(held_out "$model" 2) ||
+    fail "$model: the chains hold out different observations"
+done
+# The control: a run with chain 2's seed alone holds out others.
+seed2=$(awk '$1 == "chain" && $2 == 2 { print $4 }' "$T/lda/chains.txt")
+run_ok lda-seed2 2 lda --corpus "$T/docword.txt" --topics 3 --iterations 40 --burn-in 20 --quiet \
+  --seed "$seed2" --out "$T/lda-seed2"
+! cmp -s <(held_out lda 2) <(grep -v '^#' "$T/lda-seed2/heldout.txt") ||
+  fail "the held-out set does not depend on the seed: the check above shows nothing"
+ok "the chains of a run hold out the same observations (mf, lda, sam, dpmix); a run of chain 2's seed alone holds out others"
+
 # The controls: each check rejects an output that breaks it (run in a subshell, where fail
 # exits the subshell only).
 cp -r "$T/lda" "$T/broken"

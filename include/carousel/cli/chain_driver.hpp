@@ -80,7 +80,8 @@ std::optional<int> StartModelCommand(Communicator& comm, const std::string& comm
   resume_payload = ParseOrResume(comm, command, args, options, parse);
   if (options.basics.chains > 1)
     return RunSeveralChains(comm, {command, options.basics.chains, options.basics.out,
-                                   options.config.seed, args, run, options.config.tiles > 0});
+                                   options.config.seed, options.config.split_seed, args, run,
+                                   options.config.tiles > 0});
   return std::nullopt;
 }
 

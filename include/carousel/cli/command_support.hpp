@@ -64,7 +64,12 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
                  "independent chains, seeds derived from --seed (chain 1 uses --seed); "
                  "concurrently on groups of ranks, or one after another")
       ->check(Within(1, 1024));
-  app.add_option("--seed", c.seed, "seed of every random choice")->check(NonNegative());
+  app.add_option("--seed", c.seed, "seed of the chain's random choices")->check(NonNegative());
+  app.add_option("--split-seed", o.split_seed,
+                 "seed of how the data is divided: the tile grid and the held-out split (the "
+                 "chains of a --chains run share the run's)")
+      ->check(NonNegative())
+      ->default_str("--seed");
   app.add_option("--out", o.out, "output directory")->check(NonEmpty());
   app.add_option("--checkpoint-every", c.checkpoint_every,
                  "checkpoint every N iterations (0: only every --checkpoint-minutes and on "
@@ -136,6 +141,9 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
     o.run_config.Resolve("--burn-in", std::to_string(c.burn_in),
                          "the default, at most half of --iterations");
   }
+  c.split_seed = o.split_seed >= 0 ? static_cast<std::uint64_t>(o.split_seed) : c.seed;
+  if (o.split_seed < 0)
+    o.run_config.Resolve("--split-seed", std::to_string(c.split_seed), "--seed");
   if (c.thin == 0) {
     c.thin = c.eval_every;
     o.run_config.Resolve("--thin", std::to_string(c.thin), "the default, --eval-every");

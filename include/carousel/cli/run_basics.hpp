@@ -3,6 +3,7 @@
 // them, such as the chain driver, compiles without CLI11.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -28,6 +29,7 @@ struct RunBasics {
   bool eval_every_given = false;
   bool thin_given = false;
   int chains = 1;
+  std::int64_t split_seed = -1;  // < 0: --seed
   // Every option with its value, from ResolveChainOptions on; the command adds the values it
   // resolves itself (RunConfig::Resolve) before WriteRunConfig.
   RunConfig run_config;

@@ -1,7 +1,10 @@
 // --chains C (issue #13): C independent chains of one model command in one job.
 //
-// Chain 1 runs with --seed, chain c > 1 with ChainSeed(seed, c), so chain c of a C-chain run
-// is bitwise the single-chain run with that seed (and the same --tiles). Chain c writes the
+// Chain 1 runs with --seed, chain c > 1 with ChainSeed(seed, c), and every chain with the
+// run's --split-seed (by default --seed), so chain c of a C-chain run is bitwise the
+// single-chain run with that seed, the run's --split-seed and the same --tiles. The chains
+// share the held-out split and the tile grid: they sample one posterior, so that their
+// disagreement (R-hat) measures mixing, not the stochastic-gradient bias of their own grids. Chain c writes the
 // outputs of a single run to OUT/chain-c/, and OUT/draws/chain-c.csv links to its draws, so
 // `carousel summary OUT` finds them. OUT/chains.txt lists the chains and their seeds.
 //
@@ -44,6 +47,7 @@ struct SeveralChains {
   int chains = 1;
   std::string out;
   std::uint64_t seed = 1;
+  std::uint64_t split_seed = 1;   // every chain's (ChainOptions::split_seed)
   std::vector<std::string> args;  // the command line as given
   ModelCommandFn run;             // the single-chain command
   bool tiles_given = false;       // else each chain gets the tiles of the run without --chains

@@ -51,6 +51,10 @@ struct ChainOptions {
   std::uint64_t thin = 10;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
+  // Keys how the data is divided, the tile grid and the held-out split, apart from the
+  // chain's own randomness: the chains of one run share it, so that they sample one
+  // posterior of one training set (DESIGN.md section 1).
+  std::uint64_t split_seed = 1;
 };
 
 // The chain options of a model's config (MfConfig, LdaConfig), whose fields carry the same
@@ -64,7 +68,8 @@ ChainOptions ChainOptionsOf(const Config& c) {
           c.eval_every,
           c.thin == 0 ? c.eval_every : c.thin,
           c.checkpoint_every,
-          c.seed};
+          c.seed,
+          c.split_seed};
 }
 
 // A fraction numerator / denominator of a run's iterations, and its words for config.toml.

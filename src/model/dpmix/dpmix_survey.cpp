@@ -51,7 +51,7 @@ DpmixSurvey SurveyRows(const Corpus& corpus, const DpmixConfig& config, const Ti
 }  // namespace dpmix_detail
 
 DpmixSurvey SurveyDpmixShare(Communicator& comm, const Corpus& share, const DpmixConfig& config) {
-  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.seed);
+  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.split_seed);
   const RankLayout ranks(config.tiles, comm.size());
   const DpmixSurvey mine = dpmix_detail::SurveyRows(
       share, config, &grid, ranks.FirstRowBlock(comm.rank()), ranks.FirstRowBlock(comm.rank() + 1));

@@ -340,9 +340,10 @@ LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSur
 
 CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const LdaConfig& config) {
   const std::vector<DocumentRole> roles =
-      ChooseDocumentRoles(share, config.test_fraction, config.seed);
+      ChooseDocumentRoles(share, config.test_fraction, config.split_seed);
   std::vector<std::uint64_t> word_tokens = comm.SumCounts(TrainingTokensPerWord(share, roles));
-  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.seed, word_tokens);
+  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.split_seed,
+                      word_tokens);
   const RankLayout ranks(config.tiles, comm.size());
   const CorpusSurvey mine = Survey(share, roles, grid, ranks.FirstRowBlock(comm.rank()),
                                    ranks.FirstRowBlock(comm.rank() + 1));

@@ -21,7 +21,7 @@ SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamCon
 
 SamSurvey SurveySamCorpus(Communicator& comm, const TfIdfCorpus& share, const SamConfig& config) {
   const TileGrid grid(share.documents, static_cast<std::uint32_t>(share.vocabulary.size()),
-                      config.tiles, config.seed);
+                      config.tiles, config.split_seed);
   const RankLayout layout(config.tiles, comm.size());
   const std::size_t V = share.vocabulary.size();
   SamSurvey survey;

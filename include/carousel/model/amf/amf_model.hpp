@@ -81,6 +81,7 @@ struct AmfConfig {
   std::uint64_t thin = 0;  // 0: --eval-every
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
+  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   AmfFault fault = AmfFault::kNone;
 
   AmfLikelihood likelihood = AmfLikelihood::kReal;

@@ -38,6 +38,7 @@ struct MfConfig {
   std::uint64_t hyper_every = 10;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
+  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
   // Rows and columns without ratings in an iteration's tile sit out its step, and take the
   // composed steps when next needed (DESIGN.md section 9), for the samplers that allow it

@@ -38,9 +38,7 @@ struct DpmixConfig {
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
   double test_fraction = 0.1;  // observations held out for the log predictive
-  // Seed of the held-out split alone (the command's default: --seed), so that chains of
-  // several seeds can be compared on one held-out set (bench/run_dpmix_bench.sh).
-  std::uint64_t split_seed = 1;
+  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   DpmixBroken broken = DpmixBroken::kNone;
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }

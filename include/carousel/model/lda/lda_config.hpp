@@ -73,6 +73,7 @@ struct LdaConfig {
   int eval_sweeps = 10;                // Gibbs passes over held-out documents per evaluation
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
+  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   double test_fraction = 0.1;  // documents held out for document completion
 
   // Probability that a training document enters an iteration's minibatch.
