@@ -57,6 +57,9 @@ struct Manifest {
   int chains = 0;
   std::uint64_t seed = 0;
   std::vector<std::string> args;
+  // --iterations auto: the chains' iterations in the round now run (0: a run of fixed
+  // --iterations, whose args hold them) and the most they may reach.
+  std::uint64_t round_iterations = 0, max_iterations = 0;
 };
 
 void WriteManifest(const std::string& out, const Manifest& m) {
@@ -66,6 +69,9 @@ void WriteManifest(const std::string& out, const Manifest& m) {
                      m.command + " --resume " + out + "\n";
   text += "command " + m.command + "\nchains " + std::to_string(m.chains) + "\nseed " +
           std::to_string(m.seed) + "\n";
+  if (m.round_iterations > 0)
+    text += "round " + std::to_string(m.round_iterations) + "\nmax_iterations " +
+            std::to_string(m.max_iterations) + "\n";
   for (int c = 1; c <= m.chains; ++c)
     text += "chain " + std::to_string(c) + " seed " + std::to_string(ChainSeed(m.seed, c)) +
             " out chain-" + std::to_string(c) + "\n";
@@ -99,6 +105,10 @@ Manifest ReadManifest(const std::string& out) {
         m.seed = std::stoull(value);
       else if (key == "arg")
         m.args.push_back(value);
+      else if (key == "round")
+        m.round_iterations = std::stoull(value);
+      else if (key == "max_iterations")
+        m.max_iterations = std::stoull(value);
       else if (key != "chain")
         throw std::invalid_argument(key);
     } catch (const std::exception&) {
@@ -145,8 +155,26 @@ int RunChainsOnGroup(Communicator& world, Communicator& group, const std::vector
   return 0;
 }
 
+// Rank 0, once every chain has finished: where the outputs are, and the diagnostics of the
+// draws, ending with whether the chains mixed.
+void PrintFinished(const std::string& out, int chains, int groups) {
+  std::printf(
+      "carousel: %d chains finished (%d at a time); outputs in %s/chain-*/, draws in "
+      "%s/draws/ (carousel summary %s):\n",
+      chains, groups, out.c_str(), out.c_str(), out.c_str());
+  std::fflush(stdout);
+  try {
+    RunSummaryCommand({out});
+  } catch (const Error& e) {
+    std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", e.what());
+  }
+}
+
+// Runs the chains, `args_of(c)` chain c's command line, and links their draws; with
+// `summarize`, rank 0 then prints carousel summary OUT. Returns the job's exit code.
 int Run(Communicator& world, const std::string& command, const std::string& out, int chains,
-        const std::function<std::vector<std::string>(int)>& args_of, ModelCommandFn run) {
+        const std::function<std::vector<std::string>(int)>& args_of, ModelCommandFn run,
+        bool summarize = true) {
   const int groups = ChainGroups(world.size(), chains);
   const int per_group = world.size() / groups;
   const int group_id = world.rank() / per_group;
@@ -162,19 +190,7 @@ int Run(Communicator& world, const std::string& command, const std::string& out,
   RunCollectively(world, [&] {
     if (world.rank() == 0) LinkDraws(out, chains);
   });
-  if (world.rank() == 0 && first == 0) {
-    std::printf(
-        "carousel: %d chains finished (%d at a time); outputs in %s/chain-*/, draws in "
-        "%s/draws/ (carousel summary %s):\n",
-        chains, groups, out.c_str(), out.c_str(), out.c_str());
-    std::fflush(stdout);
-    // The diagnostics of the draws, ending with whether the chains mixed.
-    try {
-      RunSummaryCommand({out});
-    } catch (const Error& e) {
-      std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", e.what());
-    }
-  }
+  if (world.rank() == 0 && first == 0 && summarize) PrintFinished(out, chains, groups);
   if (world.rank() == 0 && first % 256 == static_cast<int>(ExitCode::kInterrupted))
     std::fprintf(stderr, "carousel: continue every chain with: carousel %s --resume %s\n",
                  command.c_str(), out.c_str());
@@ -226,6 +242,70 @@ int ChainGroups(int ranks, int chains) {
   return groups;
 }
 
+// Chain c's command line in a round of --iterations auto that runs the chains to `n`
+// iterations, ending with a checkpoint to go on from: a chain that has one continues, one
+// that has none starts afresh. `given`: options given to a --resume of the job.
+std::vector<std::string> RoundArgs(const Manifest& m, const std::string& out, int c,
+                                   std::uint64_t n, const std::vector<std::string>& given) {
+  const std::vector<std::string> length = {"--iterations", std::to_string(n), "--checkpoint-every",
+                                           std::to_string(n)};
+  std::vector<std::string> args;
+  if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(out, c))).empty()) {
+    args = {"--resume", ChainDir(out, c)};
+    args.insert(args.end(), length.begin(), length.end());
+  } else {
+    std::vector<std::string> fresh = m.args;
+    fresh.insert(fresh.end(), length.begin(), length.end());
+    std::set<std::string> given_names;
+    for (const std::string& a : given)
+      if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
+    args = StripOptions(FreshChainArgs(fresh, out, m.seed, c), given_names, {"--quiet"});
+    args.push_back("--overwrite");  // whatever an interrupted start wrote before its checkpoint
+  }
+  args.insert(args.end(), given.begin(), given.end());
+  return args;
+}
+
+// --iterations auto: rounds of the chains, each twice as long as the one before (they go on
+// from their checkpoints, so a round adds iterations), until carousel summary's checks pass
+// or the chains reach max_iterations; then the summary. Returns the job's exit code.
+int RunRounds(Communicator& world, Manifest m, const std::string& out, ModelCommandFn run,
+              const std::vector<std::string>& given = {}) {
+  for (;;) {
+    const std::uint64_t n = m.round_iterations;
+    const int code = Run(
+        world, m.command, out, m.chains, [&](int c) { return RoundArgs(m, out, c, n, given); }, run,
+        /*summarize=*/false);
+    if (code != 0) return code;
+    int failing = 0;
+    RunCollectively(world, [&] {
+      if (world.rank() == 0) failing = static_cast<int>(VariablesFailingChecks(out));
+    });
+    failing = world.AllGatherInt(failing).front();
+    if (failing == 0 || n >= m.max_iterations) {
+      if (world.rank() == 0) {
+        if (failing > 0)
+          std::fprintf(stderr,
+                       "carousel: --iterations auto: the chains reached --max-iterations %llu "
+                       "with %d variable(s) failing carousel summary's checks\n",
+                       static_cast<unsigned long long>(m.max_iterations), failing);
+        PrintFinished(out, m.chains, ChainGroups(world.size(), m.chains));
+      }
+      return 0;
+    }
+    m.round_iterations = std::min(2 * n, m.max_iterations);
+    RunCollectively(world, [&] {
+      if (world.rank() != 0) return;
+      WriteManifest(out, m);
+      std::fprintf(stderr,
+                   "carousel: --iterations auto: after %llu iterations %d variable(s) fail "
+                   "carousel summary's checks; the chains go on to %llu\n",
+                   static_cast<unsigned long long>(n), failing,
+                   static_cast<unsigned long long>(m.round_iterations));
+    });
+  }
+}
+
 int RunSeveralChains(Communicator& world, const SeveralChains& run) {
   // Every chain divides the data as the run does (ChainOptions::split_seed): the chains
   // sample the posterior of one training set, on one tile grid.
@@ -233,12 +313,20 @@ int RunSeveralChains(Communicator& world, const SeveralChains& run) {
   args.insert(args.end(), {"--split-seed", std::to_string(run.split_seed)});
   if (!run.tiles_given)
     args.insert(args.end(), {"--tiles", std::to_string(TilesWithoutChains(world, run))});
+  Manifest manifest{run.command, run.chains, run.seed, args};
+  if (run.auto_iterations) {  // each round gives the chains their length
+    manifest.args =
+        StripOptions(args, {"--iterations", "--max-iterations", "--checkpoint-every"}, {});
+    manifest.round_iterations = run.iterations;
+    manifest.max_iterations = run.max_iterations;
+  }
   RunCollectively(world, [&] {
     if (world.rank() == 0) {
       io::EnsureDirectory(run.out);
-      WriteManifest(run.out, {run.command, run.chains, run.seed, args});
+      WriteManifest(run.out, manifest);
     }
   });
+  if (run.auto_iterations) return RunRounds(world, manifest, run.out, run.run);
   return Run(
       world, run.command, run.out, run.chains,
       [&](int c) { return FreshChainArgs(args, run.out, run.seed, c); }, run.run);
@@ -256,6 +344,9 @@ std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<st
   });
   // The options given now (--iterations, ...), for every chain.
   const std::vector<std::string> given = StripOptions(args, {"--resume"}, {});
+  if (manifest.round_iterations > 0)  // --iterations auto: the rounds decide the length
+    return RunRounds(world, manifest, *dir, run,
+                     StripOptions(given, {"--iterations", "--checkpoint-every"}, {}));
   std::set<std::string> given_names;
   for (const std::string& a : given)
     if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));

@@ -245,9 +245,17 @@ std::vector<Row> SummarizeColumns(const std::vector<io::DrawsCsv>& chains, std::
   return rows;
 }
 
-// The warnings (Vehtari et al. 2021: R-hat at most 1.01, bulk and tail ESS at least 100 per
-// chain) and the verdict. CmdStan's sampler diagnostics (names ending in __, but lp__) are
-// not checked.
+// Whether a checked variable fails the checks (Vehtari et al. 2021: R-hat at most 1.01, bulk
+// and tail ESS at least 100 per chain): draws that are not all finite do; a constant one
+// (R-hat and ESS undefined) does not.
+bool Fails(const Row& r, double ess_limit) {
+  if (!r.finite) return true;
+  if (r.constant) return false;
+  return !(r.s.rhat <= kRhatLimit) || !(r.s.ess_bulk >= ess_limit) || !(r.s.ess_tail >= ess_limit);
+}
+
+// The warnings and the verdict. CmdStan's sampler diagnostics (names ending in __, but lp__)
+// are not checked.
 void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
   const double ess_limit = kEssPerChainLimit * static_cast<double>(chains);
   using Named = std::vector<std::pair<std::string, std::string>>;
@@ -259,30 +267,19 @@ void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
       continue;
     }
     ++checked;
+    failing += Fails(r, ess_limit) ? 1 : 0;
     if (!r.finite) {
       not_finite.emplace_back(r.name, "");
-      ++failing;
       continue;
     }
     if (r.constant) {
       constant.emplace_back(r.name, "");
       continue;
     }
-    bool fails = false;
     // NA fails too: a variable constant within each chain but not across them has none.
-    if (!(r.s.rhat <= kRhatLimit)) {
-      high_rhat.emplace_back(r.name, Cell(r.s.rhat, "%.3f"));
-      fails = true;
-    }
-    if (!(r.s.ess_bulk >= ess_limit)) {
-      low_bulk.emplace_back(r.name, Cell(r.s.ess_bulk, "%.0f"));
-      fails = true;
-    }
-    if (!(r.s.ess_tail >= ess_limit)) {
-      low_tail.emplace_back(r.name, Cell(r.s.ess_tail, "%.0f"));
-      fails = true;
-    }
-    failing += fails ? 1 : 0;
+    if (!(r.s.rhat <= kRhatLimit)) high_rhat.emplace_back(r.name, Cell(r.s.rhat, "%.3f"));
+    if (!(r.s.ess_bulk >= ess_limit)) low_bulk.emplace_back(r.name, Cell(r.s.ess_bulk, "%.0f"));
+    if (!(r.s.ess_tail >= ess_limit)) low_tail.emplace_back(r.name, Cell(r.s.ess_tail, "%.0f"));
   }
   const auto warn = [checked](const Named& list, const std::string& what) {
     if (list.empty()) return;
@@ -314,6 +311,14 @@ void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
 }
 
 }  // namespace
+
+std::size_t VariablesFailingChecks(const std::string& out) {
+  const std::vector<io::DrawsCsv> chains = ReadChains(ChainFiles({out}));
+  const std::vector<Row> rows = SummarizeColumns(chains, 0, CommonDraws(chains, 0));
+  const double ess_limit = kEssPerChainLimit * static_cast<double>(chains.size());
+  return static_cast<std::size_t>(std::count_if(
+      rows.begin(), rows.end(), [&](const Row& r) { return r.checked && Fails(r, ess_limit); }));
+}
 
 int RunSummaryCommand(const std::vector<std::string>& args) {
   CLI::App app{

@@ -79,9 +79,10 @@ std::optional<int> StartModelCommand(Communicator& comm, const std::string& comm
   if (const std::optional<int> code = ResumeSeveralChains(comm, args, run)) return code;
   resume_payload = ParseOrResume(comm, command, args, options, parse);
   if (options.basics.chains > 1)
-    return RunSeveralChains(comm, {command, options.basics.chains, options.basics.out,
-                                   options.config.seed, options.config.split_seed, args, run,
-                                   options.config.tiles > 0});
+    return RunSeveralChains(
+        comm, {command, options.basics.chains, options.basics.out, options.config.seed,
+               options.config.split_seed, options.basics.auto_iterations, options.config.iterations,
+               options.basics.max_iterations, args, run, options.config.tiles > 0});
   return std::nullopt;
 }
 

@@ -49,8 +49,27 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
       ->check(CLI::IsMember({"default", "cyclic", "random"}))
       ->default_str("cyclic (random where the sampler needs it)");
-  app.add_option("--iterations", c.iterations, "iterations (one stratum each)")
+  // "auto" stands for the default number, and marks the run as one that goes on until its
+  // chains mix (several_chains.hpp).
+  const std::string default_iterations = std::to_string(c.iterations);
+  app.add_option("--iterations", c.iterations,
+                 "iterations (one stratum each); auto: with --chains, run the chains until "
+                 "carousel summary's checks pass, doubling from the default up to "
+                 "--max-iterations")
+      ->transform(CLI::Validator(
+          [&o, default_iterations](std::string& value) {
+            if (value == "auto") {
+              o.auto_iterations = true;
+              value = default_iterations;
+            }
+            return std::string();
+          },
+          "N|auto"))
       ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--max-iterations", o.max_iterations,
+                 "with --iterations auto: at most this many iterations per chain")
+      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->default_str("32 x the default --iterations");
   app.add_option("--burn-in", c.burn_in,
                  "iterations before samples enter the posterior averages (default: " +
                      std::to_string(c.burn_in) + ", at most half of --iterations)");
@@ -148,6 +167,18 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
     c.thin = c.eval_every;
     o.run_config.Resolve("--thin", std::to_string(c.thin), "the default, --eval-every");
   }
+  if (o.auto_iterations && o.chains < 2)
+    throw UsageError("--iterations",
+                     "auto needs --chains 2 or more: it runs the chains until "
+                     "they agree (R-hat) and have enough effective draws");
+  if (o.max_iterations == 0) {
+    o.max_iterations = 32 * c.iterations;
+    o.run_config.Resolve("--max-iterations", std::to_string(o.max_iterations),
+                         "the default, 32 x --iterations");
+  }
+  if (o.auto_iterations && o.max_iterations < c.iterations)
+    throw UsageError("--max-iterations",
+                     "must be at least --iterations (" + std::to_string(c.iterations) + ")");
   if (c.burn_in >= c.iterations && !o.resume.empty())
     throw UsageError("--iterations", "must be larger than the resumed run's burn-in, " +
                                          std::to_string(c.burn_in) + " (fixed when it started)");

@@ -1,6 +1,7 @@
 // The subcommands of the `carousel` binary. Each returns the process exit code.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ int RunCorpusCommand(const std::vector<std::string>& args);
 // carousel summary OUT|FILE...: convergence diagnostics of a run's draws (one process, no
 // MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
 int RunSummaryCommand(const std::vector<std::string>& args);
+
+// How many of the variables in the draws of the run OUT fail carousel summary's checks (0:
+// the chains mixed).
+std::size_t VariablesFailingChecks(const std::string& out);
 
 // carousel predict --run OUT --pairs FILE: posterior predictive mean, sd and interval of
 // (user, item) pairs from the samples a finished `carousel mf --keep-samples` run saved (one

@@ -29,7 +29,9 @@ struct RunBasics {
   bool eval_every_given = false;
   bool thin_given = false;
   int chains = 1;
-  std::int64_t split_seed = -1;  // < 0: --seed
+  bool auto_iterations = false;      // --iterations auto
+  std::uint64_t max_iterations = 0;  // its cap; 0: 32 x --iterations
+  std::int64_t split_seed = -1;      // < 0: --seed
   // Every option with its value, from ResolveChainOptions on; the command adds the values it
   // resolves itself (RunConfig::Resolve) before WriteRunConfig.
   RunConfig run_config;

@@ -4,9 +4,9 @@
 // run's --split-seed (by default --seed), so chain c of a C-chain run is bitwise the
 // single-chain run with that seed, the run's --split-seed and the same --tiles. The chains
 // share the held-out split and the tile grid: they sample one posterior, so that their
-// disagreement (R-hat) measures mixing, not the stochastic-gradient bias of their own grids. Chain c writes the
-// outputs of a single run to OUT/chain-c/, and OUT/draws/chain-c.csv links to its draws, so
-// `carousel summary OUT` finds them. OUT/chains.txt lists the chains and their seeds.
+// disagreement (R-hat) measures mixing, not the stochastic-gradient bias of their own grids. Chain
+// c writes the outputs of a single run to OUT/chain-c/, and OUT/draws/chain-c.csv links to its
+// draws, so `carousel summary OUT` finds them. OUT/chains.txt lists the chains and their seeds.
 //
 // Every chain runs on the tiles the same command without --chains would: --tiles, or by
 // default the ranks that command would get (the launcher's, or ThreadRanks), so that chain 1
@@ -47,7 +47,10 @@ struct SeveralChains {
   int chains = 1;
   std::string out;
   std::uint64_t seed = 1;
-  std::uint64_t split_seed = 1;   // every chain's (ChainOptions::split_seed)
+  std::uint64_t split_seed = 1;  // every chain's (ChainOptions::split_seed)
+  // --iterations auto (RunSeveralChains): rounds from `iterations` to at most max_iterations.
+  bool auto_iterations = false;
+  std::uint64_t iterations = 0, max_iterations = 0;
   std::vector<std::string> args;  // the command line as given
   ModelCommandFn run;             // the single-chain command
   bool tiles_given = false;       // else each chain gets the tiles of the run without --chains
