@@ -9,8 +9,10 @@
 #
 # SETS (default: all of them): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base), kos
 # (lda), kos-sam, kos-dpmix. CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
-# (default ../shared/data). Results go to ${CAROUSEL_BENCH_OUT:-bench/results}/diagnostics/:
-# each run, its summary (SET.summary) and diagnostics.csv.
+# (default ../shared/data). ITERATIONS=auto (or a number) gives every run that --iterations
+# (and MAX_ITERATIONS its --max-iterations); by default each model's own. Results go to
+# ${CAROUSEL_BENCH_OUT:-bench/results}/diagnostics/: each run, its summary (SET.summary)
+# and diagnostics.csv.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${CAROUSEL_BIN:-$root/build/carousel}"
@@ -21,14 +23,17 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sets=("$@")
 [ ${#sets[@]} -gt 0 ] || sets=(u1 u3 amf-u1 kos kos-sam kos-dpmix)
 ml="$shared/ml-100k" kos="$shared/kos/docword.kos.txt"
+length=()
+[ -z "${ITERATIONS:-}" ] || length+=(--iterations "$ITERATIONS")
+[ -z "${MAX_ITERATIONS:-}" ] || length+=(--max-iterations "$MAX_ITERATIONS")
 
 run_set() {
   case "$1" in
-    u1 | u3) "$bin" mf --train "$ml/$1.base" --test "$ml/$1.test" --chains 4 --out "$out/$1" --overwrite --quiet ;;
-    amf-u1) "$bin" amf --train "$ml/u1.base" --chains 4 --out "$out/$1" --overwrite --quiet ;;
-    kos) "$bin" lda --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
-    kos-sam) "$bin" sam --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
-    kos-dpmix) "$bin" dpmix --corpus "$kos" --chains 4 --out "$out/$1" --overwrite --quiet ;;
+    u1 | u3) "$bin" mf --train "$ml/$1.base" --test "$ml/$1.test" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    amf-u1) "$bin" amf --train "$ml/u1.base" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    kos) "$bin" lda --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    kos-sam) "$bin" sam --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    kos-dpmix) "$bin" dpmix --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     *) echo "unknown set $1" >&2; return 2 ;;
   esac
 }

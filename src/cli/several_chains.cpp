@@ -259,7 +259,10 @@ std::vector<std::string> RoundArgs(const Manifest& m, const std::string& out, in
     std::set<std::string> given_names;
     for (const std::string& a : given)
       if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
-    args = StripOptions(FreshChainArgs(fresh, out, m.seed, c), given_names, {"--quiet"});
+    std::set<std::string> given_flags;  // given again below
+    if (given_names.count("--quiet") > 0) given_flags.insert("--quiet");
+    given_names.erase("--quiet");
+    args = StripOptions(FreshChainArgs(fresh, out, m.seed, c), given_names, given_flags);
     args.push_back("--overwrite");  // whatever an interrupted start wrote before its checkpoint
   }
   args.insert(args.end(), given.begin(), given.end());

@@ -83,7 +83,7 @@ err=$("$CAROUSEL_BIN" mf --train x --sampler sgd 2>&1) || rc=$?
   fail "--sampler sgd: exit $rc, not every sampler mf takes is listed: $err"
 err=$("$CAROUSEL_BIN" mf --train x --test-fraction 2 2>&1) || true
 grep -qF "'2' is not a number in [0, 0.99]" <<<"$err" || fail "--test-fraction 2: $err"
-grep -qF -- "iterations (one stratum each) (at least 1)" <<<"$("$CAROUSEL_BIN" mf --help)" ||
+grep -qF -- "doubling from the default up to --max-iterations (at least 1)" <<<"$("$CAROUSEL_BIN" mf --help)" ||
   fail "carousel mf --help: --iterations does not read 'at least 1' (the 2^40 guard shows)"
 ok "every command's help: its full usage line, defaults, no type noise; --sampler sgd lists gibbs; a value out of range is named with its bounds"
 

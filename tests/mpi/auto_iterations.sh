@@ -23,6 +23,7 @@ round=$(awk '$1 == "round" { print $2 }' "$T/auto/chains.txt")
 last=$(trace_body "$T/auto/chain-1/trace.csv" | tail -n 1 | cut -d, -f1)
 [[ $last == "$round" ]] || fail "chain 1 ends at iteration $last, not at the round's $round"
 grep -q "The chains mixed" "$T/auto.log" || fail "the job ended before its chains mixed"
+! grep -q "^iter " "$T/auto.log" || fail "the rounds' chains print progress lines despite --quiet"
 # Every round before the last failed the checks: the job went on after each of them.
 rounds=$(grep -c "the chains go on to" "$T/auto.log" || true)
 [[ $round == $((1000 << rounds)) ]] ||

@@ -64,7 +64,8 @@ void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
             }
             return std::string();
           },
-          "N|auto"))
+          ""))
+      ->type_name("UINT|auto")
       ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--max-iterations", o.max_iterations,
                  "with --iterations auto: at most this many iterations per chain")
