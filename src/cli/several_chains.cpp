@@ -242,31 +242,36 @@ int ChainGroups(int ranks, int chains) {
   return groups;
 }
 
-// Chain c's command line in a round of --iterations auto that runs the chains to `n`
-// iterations, ending with a checkpoint to go on from: a chain that has one continues, one
-// that has none starts afresh. `given`: options given to a --resume of the job.
-std::vector<std::string> RoundArgs(const Manifest& m, const std::string& out, int c,
-                                   std::uint64_t n, const std::vector<std::string>& given) {
-  const std::vector<std::string> length = {"--iterations", std::to_string(n), "--checkpoint-every",
-                                           std::to_string(n)};
-  std::vector<std::string> args;
+// Chain c's command line when a job goes on (a --resume of it, a round of --iterations
+// auto): from its newest checkpoint, or, if it wrote none, afresh as the job started it
+// (`args`, with --overwrite for whatever it wrote before), then the options `given` now,
+// which replace the stored ones of their names.
+std::vector<std::string> ContinuedChainArgs(const std::vector<std::string>& args,
+                                            const std::string& out, std::uint64_t seed, int c,
+                                            const std::vector<std::string>& given) {
+  std::vector<std::string> chain_args;
   if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(out, c))).empty()) {
-    args = {"--resume", ChainDir(out, c)};
-    args.insert(args.end(), length.begin(), length.end());
+    chain_args = {"--resume", ChainDir(out, c)};
   } else {
-    std::vector<std::string> fresh = m.args;
-    fresh.insert(fresh.end(), length.begin(), length.end());
-    std::set<std::string> given_names;
+    std::set<std::string> given_names, given_flags;
     for (const std::string& a : given)
       if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
-    std::set<std::string> given_flags;  // given again below
-    if (given_names.count("--quiet") > 0) given_flags.insert("--quiet");
-    given_names.erase("--quiet");
-    args = StripOptions(FreshChainArgs(fresh, out, m.seed, c), given_names, given_flags);
-    args.push_back("--overwrite");  // whatever an interrupted start wrote before its checkpoint
+    if (given_names.erase("--quiet") > 0) given_flags.insert("--quiet");  // a flag: no value
+    chain_args = StripOptions(FreshChainArgs(args, out, seed, c), given_names, given_flags);
+    chain_args.push_back("--overwrite");
   }
-  args.insert(args.end(), given.begin(), given.end());
-  return args;
+  chain_args.insert(chain_args.end(), given.begin(), given.end());
+  return chain_args;
+}
+
+// Chain c's command line in a round of --iterations auto that runs the chains to `n`
+// iterations, ending with a checkpoint to go on from. `given`: options given to a --resume
+// of the job.
+std::vector<std::string> RoundArgs(const Manifest& m, const std::string& out, int c,
+                                   std::uint64_t n, std::vector<std::string> given) {
+  given.insert(given.end(),
+               {"--iterations", std::to_string(n), "--checkpoint-every", std::to_string(n)});
+  return ContinuedChainArgs(m.args, out, m.seed, c, given);
 }
 
 // --iterations auto: rounds of the chains, each twice as long as the one before (they go on
@@ -350,24 +355,9 @@ std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<st
   if (manifest.round_iterations > 0)  // --iterations auto: the rounds decide the length
     return RunRounds(world, manifest, *dir, run,
                      StripOptions(given, {"--iterations", "--checkpoint-every"}, {}));
-  std::set<std::string> given_names;
-  for (const std::string& a : given)
-    if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
   return Run(
       world, manifest.command, *dir, manifest.chains,
-      [&](int c) {
-        std::vector<std::string> chain_args;
-        if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(*dir, c))).empty()) {
-          chain_args = {"--resume", ChainDir(*dir, c)};
-        } else {  // never checkpointed: it starts as it would have
-          chain_args = StripOptions(FreshChainArgs(manifest.args, *dir, manifest.seed, c),
-                                    given_names, {"--quiet"});
-          chain_args.push_back("--overwrite");  // whatever it wrote before its first checkpoint
-        }
-        chain_args.insert(chain_args.end(), given.begin(), given.end());
-        return chain_args;
-      },
-      run);
+      [&](int c) { return ContinuedChainArgs(manifest.args, *dir, manifest.seed, c, given); }, run);
 }
 
 }  // namespace carousel::cli
