@@ -9,8 +9,10 @@
 #
 # SETS (default: all of them): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base), kos
 # (lda), kos-sam, kos-dpmix. CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
-# (default ../shared/data). ITERATIONS=auto (or a number) gives every run that --iterations
-# (and MAX_ITERATIONS its --max-iterations); by default each model's own. Results go to
+# (default ../shared/data). ITERATIONS (a number, or auto) gives every run that --iterations
+# and MAX_ITERATIONS its --max-iterations; by default the chains' own default, auto (until
+# the checks pass, at most 8 x the model's default length). ITERATIONS=1000 gives the
+# fixed length of a single run. Results go to
 # ${CAROUSEL_BENCH_OUT:-bench/results}/diagnostics/: each run, its summary (SET.summary)
 # and diagnostics.csv.
 set -euo pipefail

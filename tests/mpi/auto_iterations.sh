@@ -38,13 +38,23 @@ NPY_FILES=(W_mean.npy H_mean.npy W_var.npy H_var.npy)
 same_outputs "$T/auto/chain-1" "$T/single" "chain 1 of the auto run vs the single run of $round"
 ok "chain 1 is bitwise the single run of $round iterations with burn-in $burn_in"
 
-# The cap: at the first round's length the job stops after it, unmixed, and says why.
-run_ok capped 2 "${COMMON[@]}" --chains 2 --iterations auto --max-iterations 1000 --out "$T/capped"
+# The cap: at the first round's length the job stops after it, unmixed, and says why. Without
+# --iterations, a run of chains is an auto run: its default.
+run_ok capped 2 "${COMMON[@]}" --chains 2 --max-iterations 1000 --out "$T/capped"
+grep -q "^round 1000$" "$T/capped/chains.txt" ||
+  fail "chains.txt of --chains without --iterations records no round of --iterations auto"
 grep -q "reached --max-iterations 1000" "$T/capped.log" || fail "the capped run does not say so"
 grep -q "The chains have NOT mixed" "$T/capped.log" || fail "the capped run's chains mixed at 1000"
 [[ $(trace_body "$T/capped/chain-2/trace.csv" | tail -n 1 | cut -d, -f1) == 1000 ]] ||
   fail "the capped run's chains did not stop at 1000"
-ok "--max-iterations stops the rounds, and the job says the chains did not mix"
+ok "--max-iterations stops the rounds, and the job says the chains did not mix; auto is the default with --chains"
+
+# An explicit --iterations runs every chain that long, without rounds.
+run_ok fixed 2 "${COMMON[@]}" --chains 2 --iterations 400 --out "$T/fixed"
+! grep -q "^round " "$T/fixed/chains.txt" || fail "--chains 2 --iterations 400 ran in rounds"
+[[ $(trace_body "$T/fixed/chain-2/trace.csv" | tail -n 1 | cut -d, -f1) == 400 ]] ||
+  fail "--chains 2 --iterations 400: chain 2 did not stop at 400"
+ok "--chains with an explicit --iterations: no rounds"
 
 # An interrupted auto run: its chains.txt names the round; --resume goes on with the rounds.
 cp -r "$T/capped" "$T/resumed"
