@@ -27,7 +27,9 @@
 #include "carousel/model/amf/amf_model.hpp"
 #include "carousel/model/amf/amf_outputs.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/draws_table.hpp"
+#include "carousel/model/sample_plan.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
 
@@ -41,6 +43,7 @@ struct AmfCommandOptions {
   AmfConfig config;
   bool rmsprop_lambda_given = false;  // else PSGLD's floor is mf's, 2 / entries
   bool initial_metric_given = false;  // else HAMCMC's H^0 is gamma I: the model has no metric
+  long long keep_samples = -1;        // < 0: from the data (DefaultKeepSamples)
   RunBasics basics{"carousel-out"};
   std::vector<std::string> argv;
 };
@@ -80,6 +83,11 @@ AmfCommandOptions ParseAmf(const std::vector<std::string>& args) {
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(Within(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
       ->check(Within(0.0, 1.0));
+  app.add_option("--keep-samples", o.keep_samples,
+                 "save N kept draws of W and H whole into samples/, spread evenly over the "
+                 "draws after burn-in, for carousel predict (0: none)")
+      ->check(Within(0, 1 << 20))
+      ->default_str("as many as fit in 256 MiB, from 2 to 20");
   AddChainOptions(app, c, o.basics);
   ParseOrThrow(app, args, "carousel amf");
   // Every factor sampler of the registry, mirrored after its update (amf_model.hpp); the
@@ -189,8 +197,9 @@ std::vector<std::pair<std::string, std::string>> AmfComments(const AmfCommandOpt
 }
 
 struct AmfData : io::LoadedMf {
-  bool dense = false;           // a dense .npy: every element observed
-  Eigen::Index fixed_cols = 0;  // --fix-rows' columns of W
+  bool dense = false;                               // a dense .npy: every element observed
+  Eigen::Index fixed_cols = 0;                      // --fix-rows' columns of W
+  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
 };
 
 struct AmfCommand : ModelSpecDefaults {
@@ -212,9 +221,17 @@ struct AmfCommand : ModelSpecDefaults {
   static std::unique_ptr<Model> Make(Options& options, Data& data) {
     return std::make_unique<AmfModel>(options.config, data.problem, std::move(data.share));
   }
-  static void Started(Communicator&, Options& options, Data& data, Model&) {
+  static void Started(Communicator& comm, Options& options, Data& data, Model& model) {
     data.fixed_cols = options.config.fixed_w.cols();
     options.config.fixed_w = Eigen::MatrixXf();  // the model keeps each rank's rows
+    if (options.config.keep_samples == 0) return;
+    RunCollectively(comm, [&] {
+      if (comm.rank() != 0) return;
+      io::EnsureDirectory(options.basics.out + "/" + io::kSamplesDir);
+      data.sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
+                                                              options.config.rank);
+    });
+    model.SetSampleSink(data.sample_writer.get());
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
@@ -278,6 +295,13 @@ AmfData AmfCommand::Load(Communicator& comm, Options& options, RunStart&) {
                                       io::FormatReal(config.sampler.rmsprop_lambda),
                                       "the default, 2 / training entries");
   }
+  if (options.keep_samples < 0) {
+    config.keep_samples = DefaultKeepSamples(data.problem.rows, data.problem.cols, config.rank);
+    options.basics.run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
+                                      "as many as fit in 256 MiB, from 2 to 20");
+  } else {
+    config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
+  }
   return data;
 }
 
@@ -294,16 +318,24 @@ void AmfCommand::Finish(Communicator& comm, const Options& options, const Data& 
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
     io::RunModelJson description = RunDescription("amf", config.sampler.name, config.chain());
-    description.facts = {{"rank", std::to_string(config.rank)},
-                         {"alpha", io::JsonNumber(config.alpha)},
-                         {"lambda_w", io::JsonNumber(config.lambda_w)},
-                         {"lambda_h", io::JsonNumber(config.lambda_h)},
-                         {"rows", std::to_string(data.problem.rows)},
-                         {"cols", std::to_string(data.problem.cols)},
-                         {"posterior_draws", std::to_string(model.collected())}};
+    description.facts = {
+        {"rank", std::to_string(config.rank)},
+        {"alpha", io::JsonNumber(config.alpha)},
+        {"lambda_w", io::JsonNumber(config.lambda_w)},
+        {"lambda_h", io::JsonNumber(config.lambda_h)},
+        {"rows", std::to_string(data.problem.rows)},
+        {"cols", std::to_string(data.problem.cols)},
+        {"likelihood",
+         io::JsonString(config.likelihood == AmfLikelihood::kComplex ? "complex" : "real")},
+        {"dense", data.dense ? "true" : "false"},
+        {"posterior_draws", std::to_string(model.collected())},
+        {"sample_dtype", io::JsonString("float32")},
+        {"sample_columns", std::to_string(config.rank)},
+        {"samples", io::SamplesJson(model.samples_taken())}};
     // Sparse input names its rows and columns.
     description.files = io::WriteAmfArrays(out, moments, data.dense ? nullptr : &data.users,
                                            data.dense ? nullptr : &data.items);
+    io::RemoveStaleSamples(out, model.samples_taken().size());
     io::WriteRunModelJson(out, description);
     const AmfTraceRow& last = model.trace().back();
     std::printf(

@@ -24,6 +24,7 @@
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/bpmf/predictive_calibration.hpp"
+#include "carousel/model/sample_plan.hpp"
 #include "carousel/sampler/registry.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/version.hpp"
@@ -41,7 +42,7 @@ struct MfCommandOptions {
   std::string format = "auto";
   std::string hyper = "sample";
   std::string ridge_move = "on";
-  long long keep_samples = -1;  // < 0: from the data (DefaultMfKeepSamples)
+  long long keep_samples = -1;  // < 0: from the data (DefaultKeepSamples)
   std::string metric = "default";
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (see DefaultStep)
@@ -311,7 +312,7 @@ void ResolveMfDefaultsFromData(MfCommandOptions& options, const io::LoadedMf& da
     config.keep_samples =
         IsMfGibbsReference(config.sampler.name)
             ? 0
-            : DefaultMfKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
+            : DefaultKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
     run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
                        "as many as fit in 256 MiB, from 2 to 20");
   } else {

@@ -1,5 +1,8 @@
 #include "carousel/model/sample_plan.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -47,6 +50,13 @@ std::vector<std::uint64_t> SpreadSamples(const ChainOptions& options, std::uint6
     iterations.push_back(KeptDrawIteration(options, static_cast<std::uint64_t>(end) - 1));
   }
   return iterations;
+}
+
+std::uint64_t DefaultKeepSamples(std::uint64_t rows, std::uint64_t cols, int width) {
+  constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
+  const double sample_bytes = static_cast<double>(rows + cols) * width * sizeof(float);
+  const double fit = sample_bytes > 0 ? std::floor(kBudgetBytes / sample_bytes) : 20.0;
+  return static_cast<std::uint64_t>(std::clamp(fit, 2.0, 20.0));
 }
 
 }  // namespace carousel

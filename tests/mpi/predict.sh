@@ -291,6 +291,56 @@ paste -d, <(grep -v '^#' "$T/pooled.csv" | cut -d, -f3) <(grep -v '^#' "$T/chain
 ok "a default run keeps 20 samples; predict pools a run's 2 chains (40 samples, the mean of their means)"
 
 # ---------------------------------------------------------------------------------------
+# amf keeps samples too (20 at the defaults on u1.base), bitwise the same at P = 1 and 2,
+# and predict pools its chains: per pair the mean, sd and interval of v = (W H)_ij over
+# the samples (checked with numpy on samples/), then a new entry's median and interval,
+# ordered and the same on a second call; a pair of an unseen row is NaN throughout.
+AMF=(amf --train "$ML100K/u1.base" --rank 3 --iterations 300 --burn-in 100 --seed 2 --tiles 2 --quiet)
+run_ok amf-p1 1 "${AMF[@]}" --out "$T/amf-p1"
+run_ok amf-p2 2 "${AMF[@]}" --out "$T/amf-p2"
+grep -q '^keep-samples = 20  # resolved' "$T/amf-p1/config.toml" ||
+  fail "amf does not keep 20 samples by default: $(grep keep-samples "$T/amf-p1/config.toml")"
+for f in W-0.npy H-0.npy W-19.npy H-19.npy; do
+  cmp -s "$T/amf-p1/samples/$f" "$T/amf-p2/samples/$f" || fail "amf's samples/$f differs between P = 1 and 2"
+done
+run_ok amf-chains 2 "${AMF[@]}" --chains 2 --out "$T/amf-chains"
+{ head -n 200 "$T/u1.pairs"; printf '99999\t1\n'; } >"$T/amf.pairs"
+"$CAROUSEL_BIN" predict --run "$T/amf-chains" --pairs "$T/amf.pairs" --out "$T/amf.csv" \
+  >"$T/amf.log" || { show_log "$T/amf.log"; fail "predict on an amf run of 2 chains failed"; }
+grep -q "from 40 samples of 2 chain(s)" "$T/amf.log" || fail "predict did not pool amf's 2 chains: $(cat "$T/amf.log")"
+"$CAROUSEL_BIN" predict --run "$T/amf-chains" --pairs "$T/amf.pairs" --out "$T/amf2.csv" >/dev/null
+cmp -s <(grep -v '^#' "$T/amf.csv") <(grep -v '^#' "$T/amf2.csv") ||
+  fail "predict on amf gives other numbers on a second call"
+$PY - "$T/amf-chains" "$T/amf.csv" <<'EOF2' || fail "amf predictions disagree with numpy on the samples"
+import json, sys
+import numpy as np
+run, csv = sys.argv[1], sys.argv[2]
+W, H = [], []
+for c in (1, 2):
+    m = json.load(open(f"{run}/chain-{c}/model.json"))
+    assert m["format"] == "carousel amf model" and len(m["samples"]) == 20, m["format"]
+    rows = {int(i): k for k, i in enumerate(np.load(f"{run}/chain-{c}/row_ids.npy"))}
+    cols = {int(i): k for k, i in enumerate(np.load(f"{run}/chain-{c}/col_ids.npy"))}
+    for s in m["samples"]:
+        W.append(np.load(f"{run}/chain-{c}/{s['W']}").astype(np.float64))
+        H.append(np.load(f"{run}/chain-{c}/{s['H']}").astype(np.float64))
+lines = [l for l in open(csv) if not l.startswith("#")]
+assert lines[0].strip() == "row,col,mean,sd,lower,upper,median_entry,lower_entry,upper_entry", lines[0]
+for line in lines[1:]:
+    f = line.strip().split(",")
+    r, c, x = int(f[0]), int(f[1]), [float(v) for v in f[2:]]
+    if r not in rows:
+        assert all(np.isnan(x)), line
+        continue
+    v = np.array([max(w[rows[r]] @ h[cols[c]], 1e-12) for w, h in zip(W, H)])
+    want = [v.mean(), v.std(), np.quantile(v, 0.05), np.quantile(v, 0.95)]
+    assert np.allclose(x[:4], want, rtol=1e-5, atol=1e-6), (line, want)
+    assert 0 < x[5] < x[4] < x[6], line
+print("ok")
+EOF2
+ok "amf keeps 20 samples (the same at P = 1 and 2); predict pools its chains, as numpy computes v = (WH)_ij"
+
+# ---------------------------------------------------------------------------------------
 # Errors: exit codes and messages (doc/input-formats.md, "Exit codes").
 run_ok nosamples 1 mf "${SHORT[@]}" --keep-samples 0 --out "$T/nosamples"
 [[ -f $T/nosamples/model.json && ! -e $T/nosamples/samples ]] || fail "a run without --keep-samples: model.json without samples/ expected"
@@ -302,7 +352,7 @@ ok "predict on a run without samples: exit 3: $EXPECT_FAIL_MESSAGE"
 expect_fail 3 "$T/none: not a directory" \
   "$CAROUSEL_BIN" predict --run "$T/none" --pairs "$T/u1.pairs" --out "$T/x.csv"
 mkdir -p "$T/none"
-expect_fail 3 "$T/none/model.json: not found; --run must be the --out directory of a finished carousel mf run" \
+expect_fail 3 "$T/none/model.json: not found; --run must be the --out directory of a finished carousel mf or amf run" \
   "$CAROUSEL_BIN" predict --run "$T/none" --pairs "$T/u1.pairs" --out "$T/x.csv"
 ok "predict on a directory without model.json: exit 3"
 printf '1\t2\n3\n' >"$T/bad.pairs"

@@ -29,4 +29,10 @@ std::uint64_t KeptDrawIteration(const ChainOptions& options, std::uint64_t index
 // Ascending.
 std::vector<std::uint64_t> SpreadSamples(const ChainOptions& options, std::uint64_t samples);
 
+// Samples of the two factors a run keeps whole for `carousel predict` (--keep-samples of mf
+// and amf) when not told: as many as fit in 256 MiB of float32 (rows + cols) x width arrays,
+// at least 2 (so that predict gives an sd) and at most 20. ml-100k: 20; Netflix's 480,189 +
+// 17,770 rows at K = 32 (65.7 MB a sample): 4; at K = 10: 12.
+std::uint64_t DefaultKeepSamples(std::uint64_t rows, std::uint64_t cols, int width);
+
 }  // namespace carousel

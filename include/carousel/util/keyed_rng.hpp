@@ -54,6 +54,7 @@ enum class Purpose : std::uint64_t {
   kCatchUpRow,
   kCatchUpCol,
   kScaleRidge,  // BPMF's move along the W/H scale ridge (model/bpmf/bpmf_ridge.hpp; id 0)
+  kPredictive,  // new entries drawn by carousel predict (id: pair, iteration: sample)
 };
 
 // The uniform on the open interval (0, 1) of 64 random bits, from their top 53: never

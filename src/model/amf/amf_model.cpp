@@ -12,6 +12,7 @@
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/amf/amf_pieces.hpp"
 #include "carousel/model/coupled_step.hpp"
+#include "carousel/model/sample_plan.hpp"
 #include "carousel/sampler/block_codec.hpp"
 #include "carousel/util/byte_buffer.hpp"
 #include "carousel/util/error.hpp"
@@ -22,14 +23,6 @@ namespace {
 
 // Phi's initial draw is keyed apart from the iterations' steps (iteration t uses t).
 constexpr std::uint64_t kPhiInitIteration = std::numeric_limits<std::uint64_t>::max();
-
-// v = (WH)_ij must be positive for Eq. 15 to have a density; mirrored factors are >= 0 and
-// almost surely not all 0, but float underflow can give 0, so v is kept off it.
-double Scale(const float* w, const float* h, int k) {
-  double v = 0.0;
-  for (int f = 0; f < k; ++f) v += static_cast<double>(w[f]) * h[f];
-  return std::max(v, 1e-12);
-}
 
 // Welford's update of a sum and a sum of squared deviations with draw number n (from 1):
 // the deviation from the mean before and after the draw, in double.
@@ -69,6 +62,7 @@ AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare 
   // cannot be built; the registry refuses it before this, this is the model's own guard.
   if (sampler_->needs_fisher_after_step())
     throw UsageError("--initial-metric", "carousel amf supplies no Fisher information");
+  if (config.keep_samples > 0) sample_plan_ = SpreadSamples(config.chain(), config.keep_samples);
 }
 AmfModel::~AmfModel() = default;
 
@@ -89,7 +83,7 @@ std::uint64_t AmfModel::EntryId(const RowBlock& rb, int j, std::size_t r, std::u
 }
 
 BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpose purpose,
-                                 const Matrix* leading) const {
+                                const Matrix* leading) const {
   // Started near zero, v = (WH)_ij is tiny and the gradient x^2 v^(-2/alpha - 1) / (alpha Phi)
   // throws the factors far out, from where the chain takes long to return. So every factor
   // starts at the level c with K c^2 = mean(x)^alpha (|X| is of order v^(1/alpha), Eq. 14),
@@ -210,12 +204,12 @@ void AmfModel::TilePass(RowBlock& rb, int j, const Matrix* w_phi, const Matrix* 
     for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
       const std::uint32_t c = tile.col[e];
       const double x = tile.value[e];
-      const double v = Scale(wr, h.row(c).data(), k);
+      const double v = AmfScale(wr, h.row(c).data(), k);
       if (w_phi) {
         // Phi_ij | x, W, H: one Metropolis step with the prior as proposal (Eq. 15), at the
         // current W, H (HAMCMC's gradient point theta_{t-M} is not the current sample).
         const double v_now =
-            same_point ? v : Scale(w_phi->row(row).data(), h_phi->row(c).data(), k);
+            same_point ? v : AmfScale(w_phi->row(row).data(), h_phi->row(c).data(), k);
         KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), t_);
         bool accepted = false;
         phi[e] = AmfPhiMetropolisStep(phi[e], x, v_now, config_.alpha, stream, PhiFault::kNone,
@@ -386,7 +380,7 @@ void AmfModel::Evaluate(const EvaluationContext& ctx) {
         const float* wr = rb.state.theta.row(static_cast<Eigen::Index>(r)).data();
         for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
           const float* hc = h.row(members[tile.col[e]]).data();
-          const double vij = Scale(wr, hc, k);
+          const double vij = AmfScale(wr, hc, k);
           v[kLogLik] += AmfEntryLogLikelihood(tile.value[e], vij, rb.phi[j][e], config_.alpha,
                                               config_.likelihood);
           if (!reconstruct) continue;
@@ -404,6 +398,8 @@ void AmfModel::Evaluate(const EvaluationContext& ctx) {
     if (ctx.collect) AddDraw(rb.sum, rb.m2, rb.state.theta.cast<double>(), ctx.collected);
   }
   const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
+  if (ctx.collect && std::binary_search(sample_plan_.begin(), sample_plan_.end(), ctx.iteration))
+    TakeSample(ctx.iteration, h);
   if (comm_->rank() != 0) return;
   if (ctx.collect) AddDraw(h_sum_, h_m2_, h.cast<double>(), ctx.collected);
   AmfTraceRow row;
@@ -490,6 +486,7 @@ std::string AmfModel::SaveGlobal() const {
   out.PutArray(h_sum_.data(), static_cast<std::size_t>(h_sum_.size()));
   out.PutArray(h_m2_.data(), static_cast<std::size_t>(h_m2_.size()));
   out.PutVector(trace_);
+  out.PutVector(samples_taken_);
   return out.Take();
 }
 
@@ -506,6 +503,8 @@ void AmfModel::RestoreGlobal(const std::string& bytes) {
     h_m2_ = std::move(m2);
   }
   trace_ = in.GetVector<AmfTraceRow>();
+  // A checkpoint written before amf saved samples has none.
+  samples_taken_ = in.done() ? std::vector<std::uint64_t>() : in.GetVector<std::uint64_t>();
   cols_.clear();
 }
 

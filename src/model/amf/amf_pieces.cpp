@@ -17,6 +17,12 @@ void CheckAlpha(double alpha) {
 }
 }  // namespace
 
+double AmfScale(const float* w, const float* h, int k) {
+  double v = 0.0;
+  for (int f = 0; f < k; ++f) v += static_cast<double>(w[f]) * h[f];
+  return std::max(v, 1e-12);
+}
+
 double AmfPhiPrior(double alpha, KeyedStream& rng) {
   CheckAlpha(alpha);
   // Phi = 2 A (the factor 2 is the paper's scale 2 cos(pi alpha/4)^(2/alpha), header).

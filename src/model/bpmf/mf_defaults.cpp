@@ -210,11 +210,4 @@ std::uint64_t DeferredNoiseSpan(double step) {
   return static_cast<std::uint64_t>(std::clamp(k, 1.0, 1e9));
 }
 
-std::uint64_t DefaultMfKeepSamples(std::uint64_t users, std::uint64_t items, int width) {
-  constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
-  const double sample_bytes = static_cast<double>(users + items) * width * sizeof(float);
-  const double fit = sample_bytes > 0 ? std::floor(kBudgetBytes / sample_bytes) : 20.0;
-  return static_cast<std::uint64_t>(std::clamp(fit, 2.0, 20.0));
-}
-
 }  // namespace carousel

@@ -180,6 +180,17 @@ void RemoveStaleSamples(const std::string& dir, std::size_t kept) {
   if (fs::is_empty(samples, ec)) fs::remove(samples, ec);
 }
 
+std::string SamplesJson(const std::vector<std::uint64_t>& iterations) {
+  std::string out = "[";
+  for (std::size_t n = 0; n < iterations.size(); ++n) {
+    out += n == 0 ? "\n" : ",\n";
+    out += "    {\"iteration\": " + std::to_string(iterations[n]) +
+           ", \"W\": " + JsonString(SampleFile("W", n)) +
+           ", \"H\": " + JsonString(SampleFile("H", n)) + "}";
+  }
+  return out + (iterations.empty() ? "]" : "\n  ]");
+}
+
 void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
   std::string out = "{\n";
   const auto field = [&](const char* key, const std::string& value) {
@@ -214,19 +225,14 @@ void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
   field("hyper_mean", hyper + "}");
   field("sample_dtype", JsonString("float32"));
   field("sample_columns", count(static_cast<std::uint64_t>(m.shape.width())));
-  out += "  \"samples\": [";
-  for (std::size_t n = 0; n < m.sample_iterations.size(); ++n) {
-    out += n == 0 ? "\n" : ",\n";
-    out += "    {\"iteration\": " + count(m.sample_iterations[n]) +
-           ", \"W\": " + JsonString(SampleFile("W", n)) +
-           ", \"H\": " + JsonString(SampleFile("H", n)) + "}";
-  }
-  out += m.sample_iterations.empty() ? "],\n" : "\n  ],\n";
+  field("samples", SamplesJson(m.sample_iterations));
   // The outputs by role, as every model's model.json lists them (io/run_model_json.hpp).
   std::vector<std::pair<std::string, std::string>> files = {
-      {"W_mean", "W_mean.npy"},     {"W_var", "W_var.npy"},       {"H_mean", "H_mean.npy"},
-      {"H_var", "H_var.npy"},       {"W_sample", "W_sample.npy"}, {"H_sample", "H_sample.npy"},
-      {"user_ids", "user_ids.npy"}, {"item_ids", "item_ids.npy"}, {"predictions", "predictions.csv"}};
+      {"W_mean", "W_mean.npy"},          {"W_var", "W_var.npy"},
+      {"H_mean", "H_mean.npy"},          {"H_var", "H_var.npy"},
+      {"W_sample", "W_sample.npy"},      {"H_sample", "H_sample.npy"},
+      {"user_ids", "user_ids.npy"},      {"item_ids", "item_ids.npy"},
+      {"predictions", "predictions.csv"}};
   if (m.shape.bias)
     files.insert(files.end(), {{"user_bias_mean", "user_bias_mean.npy"},
                                {"user_bias_var", "user_bias_var.npy"},

@@ -53,6 +53,7 @@
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/model/amf/amf_pieces.hpp"
 #include "carousel/model/bpmf/bpmf.hpp"
+#include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/tile_model.hpp"
 #include "carousel/sampler/sampler.hpp"
 #include "carousel/sampler/step_size.hpp"
@@ -89,6 +90,9 @@ struct AmfConfig {
   // keeps its own rows of it from Attach on.
   Eigen::MatrixXf fixed_w;
   bool reconstruct = false;  // accumulate the alpha-Wiener reconstruction (dense data only)
+  // Samples of W and H saved whole for `carousel predict`, spread over the kept draws
+  // (sample_plan.hpp); 0: none.
+  std::uint64_t keep_samples = 0;
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
@@ -144,6 +148,11 @@ class AmfModel : public TileModel {
   // config.reconstruct.
   void Reconstruction(Eigen::MatrixXd& out);
   std::uint64_t collected() const { return collected_; }
+  // Where the saved samples go (rank 0's; null elsewhere or for none): W (rows x K) and H
+  // (columns x K) at each iteration of the sample plan, as mf's (amf_samples.cpp).
+  void SetSampleSink(MfSampleSink* sink) { sample_sink_ = sink; }
+  // The iterations of the samples saved so far, checkpointed with the chain.
+  const std::vector<std::uint64_t>& samples_taken() const { return samples_taken_; }
 
  private:
   struct RowBlock {
@@ -178,6 +187,8 @@ class AmfModel : public TileModel {
                 const Matrix& h, Matrix& lik_w, Matrix& lik_h);
   void CoupledStep(const IterationContext& ctx);
   NoiseKey RowNoise(const RowBlock& rb) const;
+  // Collective: W gathered to rank 0 and, with H, handed to the sample sink.
+  void TakeSample(std::uint64_t iteration, const Matrix& h);
   NoiseKey ColNoise(int j) const;
 
   AmfConfig config_;
@@ -198,6 +209,9 @@ class AmfModel : public TileModel {
   std::uint64_t collected_ = 0;
   Eigen::MatrixXd h_sum_;  // rank 0: of H (J x K, items as rows) over the kept draws
   Eigen::MatrixXd h_m2_;   // rank 0: of H's squared deviations (Welford)
+  std::vector<std::uint64_t> sample_plan_;    // iterations whose W and H are saved
+  std::vector<std::uint64_t> samples_taken_;  // of them, those saved (checkpointed)
+  MfSampleSink* sample_sink_ = nullptr;
   Eigen::Index fixed_cols_ = 0;
   std::uint64_t fixed_crc_ = 0;  // of the fixed columns, for the checkpoint's fingerprint
   std::vector<AmfTraceRow> trace_;

@@ -51,6 +51,11 @@ class KeyedStream;
 enum class AmfLikelihood { kReal, kComplex };
 const char* AmfLikelihoodName(AmfLikelihood likelihood);
 
+// v = (WH)_ij = sum_k w[k] h[k] over the K factors, summed in double. It must be positive for
+// Eq. 15 to have a density; mirrored factors are >= 0 and almost surely not all 0, but float
+// underflow can give 0, so v is kept off it (at 1e-12).
+double AmfScale(const float* w, const float* h, int k);
+
 // A draw of Phi from its prior (Eq. 15): 2 A, A with Laplace transform exp(-s^(alpha/2)).
 // alpha in (0, 2]; may overflow to +inf for alpha below about 0.1.
 double AmfPhiPrior(double alpha, KeyedStream& rng);

@@ -37,12 +37,6 @@ std::uint64_t DefaultMfStepWarmup(const SamplerOptions& options);
 // per side) for SGRLD, every 10th for the other samplers, whose steps were validated so.
 std::uint64_t DefaultMfHyperEvery(const SamplerOptions& options, int tiles);
 
-// Samples of W and H a run keeps whole for `carousel predict` (--keep-samples) when not told:
-// as many as fit in 256 MiB of float32 (users + items) x width arrays, at least 2 (so that
-// predict gives an sd) and at most 20. ml-100k: 20; Netflix's 480,189 + 17,770 rows at
-// K = 32 (65.7 MB a sample): 4; at K = 10: 12.
-std::uint64_t DefaultMfKeepSamples(std::uint64_t users, std::uint64_t items, int width);
-
 // The burn-in when --burn-in is not given: 30 passes over the data, i.e. 30 iterations per
 // tile per side; at most half of the iterations (so a short run keeps draws).
 inline constexpr std::uint64_t kMfBurnInPasses = 30;

@@ -11,8 +11,8 @@
 
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/npy.hpp"
-#include "carousel/io/text_output.hpp"
 #include "carousel/io/run_model_json.hpp"  // kModelJsonFile
+#include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
 
 namespace carousel::io {
@@ -77,6 +77,9 @@ class SampleWriter : public MfSampleSink {
 // stopped after its last checkpoint and not taken again by the run that resumed it, when
 // that run has another --iterations), then samples/ itself if that leaves it empty.
 void RemoveStaleSamples(const std::string& dir, std::size_t kept);
+// model.json's "samples" array (as a member's value, indented as a member of the top
+// object): the iteration and the files of each saved sample.
+std::string SamplesJson(const std::vector<std::uint64_t>& iterations);
 
 // What model.json records: the training summaries a prediction needs, the model's shape,
 // the chain, the posterior means of the scalar hyperparameters and the samples kept.
