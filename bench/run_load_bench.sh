@@ -8,7 +8,8 @@
 #
 #   bench/run_load_bench.sh [RATINGS...]        (default: 25000000 100480507)
 #
-# RANKS (default "1 2 4") are the rank counts. Data is generated once with `carousel gen mf`
+# RANKS (default "1 2 4") are the rank counts; TEST_FRACTION (default 0) holds out that share
+# of the ratings as a test set (which each rank keeps only for its own row blocks). Data is generated once with `carousel gen mf`
 # (seed 5) into $CAROUSEL_BENCH_DATA (default bench/results/data). With LIBMF_TRAIN set
 # (the mf-train binary of LIBMF, built outside this tree), LIBMF's peak memory and wall
 # time for one iteration on the same file (K = 32, 1 thread) are measured beside it (its
@@ -38,8 +39,9 @@ for n in "${counts[@]}"; do
   for np in $ranks; do
     echo "== $n ratings, $np rank(s)"
     log="$out/carousel_${n}_p$np.log"
-    "$root/launch/mpirun.sh" "$np" mf --train "$file" --rank 32 --iterations 1 --eval-every 1 \
-      --burn-in 0 --quiet --overwrite --out "$out/run_${n}_p$np" >"$log"
+    "$root/launch/mpirun.sh" "$np" mf --train "$file" --test-fraction "${TEST_FRACTION:-0}" \
+      --rank 32 --iterations 1 --eval-every 1 --burn-in 0 --quiet --overwrite \
+      --out "$out/run_${n}_p$np" >"$log"
     awk -v prefix="$n,$mb,carousel" -v np="$np" -f "$root/bench/rank_stats.awk" "$log" >>"$csv"
   done
   if [ -n "${LIBMF_TRAIN:-}" ]; then

@@ -262,7 +262,7 @@ void PrintRankStats(const std::vector<RankStats>& stats, const char* items) {
         load.peak_rss_kib / 1024.0, stats[r].footprint.data_bytes / 1048576.0,
         stats[r].footprint.state_bytes / 1048576.0);
     if (stats[r].footprint.whole_bytes > 0)
-      std::printf("; every rank also holds %.1f MiB whole (test set, per-item arrays, maps)",
+      std::printf("; every rank also holds %.1f MiB whole (per-item arrays, maps)",
                   stats[r].footprint.whole_bytes / 1048576.0);
     std::printf("\n");
   }

@@ -72,7 +72,8 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
     posterior.pred_mean[known[e]] = result.pred_mean[e];
     posterior.pred_sd[known[e]] = std::sqrt(result.pred_var[e]);
   }
-  io::WritePredictions(out + "/predictions.csv", comments, data, posterior);
+  // One process: its share of the test set is the whole of it, in order.
+  io::WritePredictions(out + "/predictions.csv", comments, io::HeldTestSet(data), posterior);
   if (!quiet)
     std::printf(
         "carousel mf --sampler gibbs: %zu sweeps in %.2f s; test RMSE %.4f (posterior "

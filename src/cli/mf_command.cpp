@@ -235,7 +235,7 @@ std::vector<std::pair<std::string, std::string>> MfComments(const MfCommandOptio
           {"users", std::to_string(data.problem.rows)},
           {"items", std::to_string(data.problem.cols)},
           {"train_ratings", std::to_string(data.problem.train_count)},
-          {"test_ratings", std::to_string(data.problem.test.size())},
+          {"test_ratings", std::to_string(data.problem.test_count)},
           {"cold_test_ratings", std::to_string(data.cold_test)}};
 }
 
@@ -265,11 +265,9 @@ io::MfModelSummary ModelSummary(const MfConfig& c, const io::LoadedMf& data, con
 }
 
 // The predictive intervals' coverage of the test ratings (predictive_calibration.hpp).
-PredictiveCalibration TestCalibration(const io::LoadedMf& data, const MfPosterior& posterior,
+PredictiveCalibration TestCalibration(const io::WholeTestSet& test, const MfPosterior& posterior,
                                       double noise_variance) {
-  std::vector<double> rating;
-  rating.reserve(data.problem.test.size());
-  for (const TestRating& r : data.problem.test) rating.push_back(r.value);
+  const std::vector<double> rating(test.value.begin(), test.value.end());
   return CalibrationOf(rating, posterior.pred_mean, posterior.pred_sd, noise_variance);
 }
 
@@ -321,7 +319,7 @@ void ResolveMfDefaultsFromData(MfCommandOptions& options, const io::LoadedMf& da
 }
 
 bool HasTest(const io::LoadedMf& data) {
-  return !data.problem.test.empty();
+  return data.problem.test_count > 0;
 }
 
 struct MfCommand : ModelSpecDefaults {
@@ -430,7 +428,8 @@ struct MfCommand : ModelSpecDefaults {
 // The closing lines: the run's test RMSE (or the training minibatches' without a test set),
 // the predictive intervals' calibration and each rank's statistics.
 void PrintMfClosing(const MfCommandOptions& options, int ranks, const io::LoadedMf& data,
-                    const BpmfModel& model, const MfPosterior& posterior, double run_seconds,
+                    const io::WholeTestSet& test, const BpmfModel& model,
+                    const MfPosterior& posterior, double run_seconds,
                     const std::vector<RankStats>& stats) {
   const TraceRow& last = model.trace().back();
   if (!HasTest(data))
@@ -442,16 +441,16 @@ void PrintMfClosing(const MfCommandOptions& options, int ranks, const io::Loaded
   else
     std::printf(
         "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
-        "%.4f (posterior mean of %llu samples); %llu of %zu test ratings had an unseen user "
+        "%.4f (posterior mean of %llu samples); %llu of %llu test ratings had an unseen user "
         "or item; output in %s\n",
         static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.rmse_sample,
         last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
-        static_cast<unsigned long long>(data.cold_test), data.problem.test.size(),
-        options.basics.out.c_str());
+        static_cast<unsigned long long>(data.cold_test),
+        static_cast<unsigned long long>(data.problem.test_count), options.basics.out.c_str());
   if (HasTest(data) && posterior.samples > 0)
     std::printf(
         "carousel mf: calibration: %s\n",
-        DescribeCalibration(TestCalibration(data, posterior, model.NoiseVariancePosteriorMean()))
+        DescribeCalibration(TestCalibration(test, posterior, model.NoiseVariancePosteriorMean()))
             .c_str());
   PrintRankStats(stats, "training ratings");
 }
@@ -470,15 +469,16 @@ void MfCommand::Finish(Communicator& comm, const Options& options, const Data& d
   const double run_seconds = end.engine.seconds_running();
   const std::vector<RankStats> stats = GatherRankStats(
       comm, end.outcome.sampling, model.ratings_held(), end.load, model.footprint());
+  const io::WholeTestSet test = io::GatherTestSet(comm, data);
   if (comm.rank() != 0) return;  // RunChain wrote the trace and the draws as they stand
   io::DirectorySyncBatch outputs;
-  io::WritePredictions(out + "/predictions.csv", end.comments, data, posterior);
+  io::WritePredictions(out + "/predictions.csv", end.comments, test, posterior);
   user_arrays->Commit();
   io::WriteItemArrays(out, posterior, config.shape.rank, config.shape.bias, data);
   io::RemoveStaleSamples(out, model.samples_taken().size());
   io::WriteModelJson(out, ModelSummary(config, data, model, posterior.samples));
   outputs.Finish();
-  PrintMfClosing(options, comm.size(), data, model, posterior, run_seconds, stats);
+  PrintMfClosing(options, comm.size(), data, test, model, posterior, run_seconds, stats);
 }
 
 }  // namespace

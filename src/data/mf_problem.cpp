@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "carousel/util/byte_buffer.hpp"
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/mix64.hpp"
 
 namespace carousel {
@@ -155,12 +156,34 @@ TileGrid MfGrid(const MfProblem& problem, int tiles, std::uint64_t seed) {
   return TileGrid(problem.rows, problem.cols, tiles, seed, problem.col_weights);
 }
 
+void PartitionTestSet(MfProblem& problem, const TileGrid& grid, const RankLayout& layout, int rank,
+                      const std::function<void(const std::vector<bool>&)>& keep_also) {
+  problem.test_count = problem.test.size();
+  problem.test_checksum = Crc64Of(problem.test);
+  std::vector<bool> keep(problem.test.size());
+  std::vector<TestRating> mine;
+  problem.test_index.clear();
+  for (std::size_t k = 0; k < problem.test.size(); ++k) {
+    const TestRating& t = problem.test[k];
+    const int block = t.row == kUnknownId ? 0 : grid.rows().BlockOf(t.row);
+    keep[k] = layout.RankOfRowBlock(block) == rank;
+    if (!keep[k]) continue;
+    mine.push_back(t);
+    problem.test_index.push_back(k);
+  }
+  problem.test = std::move(mine);
+  if (keep_also) keep_also(keep);
+}
+
 MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test, int tiles,
                          std::uint64_t seed, TileShare* share) {
   MfProblem problem;
   problem.rows = train.rows;
   problem.cols = train.cols;
   problem.test = std::move(test);
+  problem.test_count = problem.test.size();
+  problem.test_checksum = Crc64Of(problem.test);
+  for (std::size_t k = 0; k < problem.test.size(); ++k) problem.test_index.push_back(k);
   problem.col_weights.assign(train.cols, 0);
   for (const Rating& r : train.entries) problem.col_weights[r.col]++;
   const TileGrid grid = MfGrid(problem, tiles, seed);

@@ -420,6 +420,16 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
   }
   const TileGrid grid = MfGrid(out.problem, input.tiles, input.seed);
   const RankLayout ranks(input.tiles, comm.size());
+  PartitionTestSet(out.problem, grid, ranks, comm.rank(), [&](const std::vector<bool>& keep) {
+    std::vector<std::int64_t> user, item;
+    for (std::size_t k = 0; k < keep.size(); ++k)
+      if (keep[k]) {
+        user.push_back(out.test_user[k]);
+        item.push_back(out.test_item[k]);
+      }
+    out.test_user = std::move(user);
+    out.test_item = std::move(item);
+  });
   out.share = ShareOut(comm, parsed.ratings, place, out, grid, ranks);
   SortParts(out.share);
   ThrowEarliestDuplicate(comm, layout, range, place,
@@ -430,6 +440,47 @@ LoadedMf LoadMf(Communicator& comm, const MfInput& input) {
     MergeCounts(counts, CountsFromBytes(part));
   SetTrainingSummary(out.problem, counts, input.tiles, sum, squared_deviations);
   return out;
+}
+
+WholeTestSet HeldTestSet(const LoadedMf& data) {
+  WholeTestSet held{{}, data.test_user, data.test_item};
+  for (const TestRating& t : data.problem.test) held.value.push_back(t.value);
+  return held;
+}
+
+WholeTestSet GatherTestSet(Communicator& comm, const LoadedMf& data) {
+  const WholeTestSet held = HeldTestSet(data);
+  ByteWriter out;
+  out.PutVector(data.problem.test_index);
+  out.PutVector(held.value);
+  out.PutVector(held.user);
+  out.PutVector(held.item);
+  const std::vector<std::string> parts = comm.GatherToRoot(out.Take());
+  WholeTestSet whole;
+  if (comm.rank() != 0) return whole;
+  const std::size_t n = data.problem.test_count;
+  whole.value.resize(n);
+  whole.user.resize(n);
+  whole.item.resize(n);
+  std::size_t filled = 0;
+  for (const std::string& part : parts) {
+    ByteReader in(part);
+    const auto index = in.GetVector<std::uint64_t>();
+    const auto v = in.GetVector<float>();
+    const auto u = in.GetVector<std::int64_t>();
+    const auto i = in.GetVector<std::int64_t>();
+    for (std::size_t e = 0; e < index.size(); ++e) {
+      if (index[e] >= n)
+        throw Error(ExitCode::kInternal, "GatherTestSet: a test index out of range");
+      whole.value[index[e]] = v[e];
+      whole.user[index[e]] = u[e];
+      whole.item[index[e]] = i[e];
+    }
+    filled += index.size();
+  }
+  if (filled != n)
+    throw Error(ExitCode::kInternal, "GatherTestSet: the ranks' test ratings do not add up");
+  return whole;
 }
 
 }  // namespace carousel::io

@@ -1,11 +1,13 @@
 // The whole-set summaries of a training set cut into shares (mf_problem.hpp): the counts of
-// the shares add up to those of the whole set, and a rating survives the trip into a tile.
+// the shares add up to those of the whole set, and a rating survives the trip into a tile;
+// the test set is cut by row block, each rating to exactly one rank.
 #include "carousel/data/mf_problem.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "carousel/util/crc64.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -95,6 +97,41 @@ TEST(MfProblem, CountsOfSharesAddUpToTheWholeSet) {
   other.entries.back().value += 0.5f;
   TileShare unused;
   EXPECT_NE(WholeMfProblem(other, {}, 4, 11, &unused).train_checksum, whole.train_checksum);
+}
+
+// PartitionTestSet: with 4 row blocks on 2 ranks every test rating is kept by the rank of
+// its user's row block (an unseen user's by row block 0's), once, with its position in the
+// whole set, and both ranks record the whole set's count and checksum.
+TEST(MfProblem, TestSetIsCutByRowBlock) {
+  const RatingMatrix m = SomeRatings();
+  std::vector<TestRating> whole;
+  for (std::uint32_t k = 0; k < 40; ++k)
+    whole.push_back({k % 7 == 3 ? kUnknownId : (k * 13) % m.rows, k % m.cols, 1.0f + k % 5});
+  const TileGrid grid(m.rows, m.cols, 4, 11);
+  const RankLayout layout(4, 2);
+  std::vector<int> holder(whole.size(), -1);
+  for (int rank = 0; rank < 2; ++rank) {
+    MfProblem problem;
+    problem.test = whole;
+    std::vector<bool> kept;
+    PartitionTestSet(problem, grid, layout, rank,
+                     [&](const std::vector<bool>& keep) { kept = keep; });
+    EXPECT_EQ(problem.test_count, whole.size());
+    EXPECT_EQ(problem.test_checksum, Crc64Of(whole));
+    ASSERT_EQ(problem.test.size(), problem.test_index.size());
+    EXPECT_TRUE(std::is_sorted(problem.test_index.begin(), problem.test_index.end()));
+    for (std::size_t e = 0; e < problem.test.size(); ++e) {
+      const std::uint64_t k = problem.test_index[e];
+      EXPECT_EQ(holder[k], -1) << "test rating " << k << " kept twice";
+      holder[k] = rank;
+      EXPECT_TRUE(kept[k]);
+      EXPECT_EQ(problem.test[e].value, whole[k].value);
+      const int block = whole[k].row == kUnknownId ? 0 : grid.rows().BlockOf(whole[k].row);
+      EXPECT_EQ(layout.RankOfRowBlock(block), rank);
+    }
+  }
+  EXPECT_EQ(std::count(holder.begin(), holder.end(), -1), 0) << "a test rating no rank kept";
+  EXPECT_GT(std::count(holder.begin(), holder.end(), 1), 0) << "rank 1 kept none";
 }
 
 }  // namespace

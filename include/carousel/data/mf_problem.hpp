@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -94,8 +95,22 @@ struct MfProblem {
   int tiles = 0;                             // the grid the strata below were counted on
   std::vector<std::uint64_t> stratum_sizes;  // training ratings in each stratum
   std::uint64_t train_checksum = 0;          // of the training set, in any order
+  // The test set is partitioned like the training ratings: `test` holds the ratings of this
+  // rank's row blocks (a user unseen in training goes with row block 0), each with its
+  // position in the whole test set (`test_index`, ascending); test_count and test_checksum
+  // (Crc64Of the whole, in order) describe the whole set (issue #39: it was held whole by
+  // every rank).
   std::vector<TestRating> test;
+  std::vector<std::uint64_t> test_index;
+  std::uint64_t test_count = 0;
+  std::uint64_t test_checksum = 0;
 };
+
+// Keeps of `problem`'s whole test set (test_index still empty) the ratings of the row blocks
+// of `rank` under `layout`, and records the whole set's count and checksum; `keep_also`
+// (parallel to the test set) is filtered the same way. A single process keeps them all.
+void PartitionTestSet(MfProblem& problem, const TileGrid& grid, const RankLayout& layout, int rank,
+                      const std::function<void(const std::vector<bool>&)>& keep_also);
 
 // The terms of the training mean and spread, summed in double over the training ratings
 // in file order. The loader carries these running sums from rank to rank in file order, so

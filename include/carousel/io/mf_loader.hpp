@@ -6,8 +6,9 @@
 // finds duplicate pairs there. Whole-set summaries (mean, counts per item and stratum) are
 // reductions in a fixed order, so everything is the same to the bit at any rank count.
 //
-// The test ratings are held whole on every rank (they are few: the model evaluates them by
-// row block, rank 0 writes them all); a --test file is read whole by every rank.
+// The test ratings are read or split off whole by every rank, which keeps those of its own
+// row blocks (PartitionTestSet): the model evaluates them by row block, and rank 0 gathers
+// them for predictions.csv (GatherTestSet).
 #pragma once
 
 #include <cstdint>
@@ -37,8 +38,9 @@ struct LoadedMf {
   MfProblem problem;  // the same on every rank
   TileShare share;    // this rank's training ratings, by tile, each tile in LocalOrder
   IdMap users, items;
-  std::vector<std::int64_t> test_user, test_item;  // external ids, in test order
-  std::uint64_t cold_test = 0;     // test ratings whose user or item is not in training
+  // External ids of this rank's test ratings (problem.test), in test order.
+  std::vector<std::int64_t> test_user, test_item;
+  std::uint64_t cold_test = 0;     // test ratings whose user or item is not in training (all)
   double parse_seconds = 0.0;      // this rank's parsing of its range of the training file
   std::uint64_t parsed_bytes = 0;  // the size of that range
 };
@@ -46,5 +48,17 @@ struct LoadedMf {
 // Collective. Every problem with the input ends every rank with one carousel::Error
 // (kInput), naming file:line as a single process reading the file would.
 LoadedMf LoadMf(Communicator& comm, const MfInput& input);
+
+// The whole test set in test order: each rating's value and external ids.
+struct WholeTestSet {
+  std::vector<float> value;
+  std::vector<std::int64_t> user, item;
+};
+
+// This rank's test ratings in their order: the whole test set in a single process.
+WholeTestSet HeldTestSet(const LoadedMf& data);
+
+// Collective: every rank's test ratings, gathered in test order on rank 0 (empty elsewhere).
+WholeTestSet GatherTestSet(Communicator& comm, const LoadedMf& data);
 
 }  // namespace carousel::io

@@ -75,7 +75,7 @@ void BpmfModel::Impl::KeepDraw(const TraceRow& row, double sse_train, double n_t
     if (config_.shape.bias) values.insert(values.end(), {row.hyper.lambda_b, row.hyper.lambda_c});
   }
   values.push_back(row.rmse_train);
-  if (!problem_.test.empty()) values.push_back(row.rmse_sample);
+  if (problem_.test_count > 0) values.push_back(row.rmse_sample);
   values.insert(values.end(), users.begin(), users.end());
   for (const std::uint32_t item : config_.draws.cols)
     for (int k = 0; k < width; ++k) values.push_back(h(item, k));

@@ -168,8 +168,8 @@ MfPosterior BpmfModel::Impl::Posterior() {
 
   const double n = static_cast<double>(collected_);
   post.samples = collected_;
-  post.pred_mean.assign(problem_.test.size(), 0.0);
-  post.pred_sd.assign(problem_.test.size(), 0.0);
+  post.pred_mean.assign(problem_.test_count, 0.0);
+  post.pred_sd.assign(problem_.test_count, 0.0);
   for (const std::string& part : parts) {
     ByteReader in(part);
     for (int block = 0; block < layout_->blocks_per_rank(); ++block) {

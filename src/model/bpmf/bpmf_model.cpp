@@ -46,7 +46,7 @@ BpmfModel::Impl::Impl(const MfConfig& config, const MfProblem& problem, TileShar
       sampler_(MakeSampler(config.sampler)),
       hyper_(config.priors.initial),
       sd_train_(problem.sd_train),
-      draws_(BpmfDrawColumns(config, !problem.test.empty())) {
+      draws_(BpmfDrawColumns(config, problem.test_count > 0)) {
   needs_information_ =
       config.sampler.metric && config.sampler.metric->needs_information_per_datum();
   lazy_ = config.lazy_rows && sampler_->composes_prior_steps() && !coupled();
@@ -137,7 +137,7 @@ void BpmfModel::Impl::BuildRowBlocks() {
     BpmfRowBlock& rb = rows_[static_cast<std::size_t>(i - first)];
     rb.test.push_back(
         {t.row == kUnknownId ? kUnknownId : grid_->rows().LocalIndex(t.row), t.col, t.value});
-    rb.test_index.push_back(k);
+    rb.test_index.push_back(static_cast<std::uint32_t>(problem_.test_index[k]));
   }
 }
 
@@ -262,8 +262,8 @@ void BpmfModel::Impl::CheckClocks(const BlockState& block) const {
 std::string BpmfModel::Impl::Fingerprint() const {
   std::ostringstream s;
   s << "rows=" << problem_.rows << " cols=" << problem_.cols << " ratings=" << problem_.train_count
-    << " test=" << problem_.test.size() << " data_crc=" << std::hex
-    << (problem_.train_checksum ^ Crc64Of(problem_.test)) << std::dec << " tiles=" << B()
+    << " test=" << problem_.test_count << " data_crc=" << std::hex
+    << (problem_.train_checksum ^ problem_.test_checksum) << std::dec << " tiles=" << B()
     << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
     << " sampler=" << sampler_->name() << " seed=" << config_.seed;
   if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
@@ -391,12 +391,17 @@ ModelFootprint BpmfModel::footprint() const {
   }
   for (const auto& [j, block] : impl_->cols_) f.state_bytes += 2 * BytesOf(block);  // + gradient
   f.state_bytes += BytesOf(impl_->h_sum_) + BytesOf(impl_->h_sum_sq_);
-  // Held whole: the test set (each rank keeps its rows' part in its row blocks, but the
-  // problem it was built from stays), the item degrees, H gathered for evaluations, and the
-  // grid's maps (block and local index of every user and item, and the members).
+  // The test ratings of this rank's row blocks (the problem's share, and the row blocks'
+  // copies with their running prediction sums) are part of its data.
+  f.data_bytes += BytesOf(problem_.test) + BytesOf(problem_.test_index);
+  for (const BpmfRowBlock& rb : impl_->rows_)
+    f.data_bytes +=
+        BytesOf(rb.test) + BytesOf(rb.test_index) + BytesOf(rb.pred_sum) + BytesOf(rb.pred_sum_sq);
+  // Held whole: the item degrees, H gathered for evaluations, and the grid's maps (block and
+  // local index of every user and item, and the members).
   for (const Eigen::VectorXf& d : impl_->col_degree_) f.whole_bytes += BytesOf(d);
-  f.whole_bytes += BytesOf(problem_.test) + BytesOf(problem_.col_degree) +
-                   BytesOf(impl_->gathered_h_) + BytesOf(impl_->gather_scratch_) +
+  f.whole_bytes += BytesOf(problem_.col_degree) + BytesOf(impl_->gathered_h_) +
+                   BytesOf(impl_->gather_scratch_) +
                    3 * sizeof(std::uint32_t) * (std::uint64_t{problem_.rows} + problem_.cols);
   return f;
 }

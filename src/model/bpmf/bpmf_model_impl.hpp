@@ -43,7 +43,7 @@ struct BpmfRowBlock {
   Eigen::VectorXf degree;                 // ratings of each row, for data-aware metrics
   MomentMatrix sum, sum_sq;               // posterior moments over collected samples
   std::vector<TestRating> test;           // row = local row (or kUnknownId), col = global column
-  std::vector<std::uint32_t> test_index;  // position in MfProblem::test
+  std::vector<std::uint32_t> test_index;  // position in the whole test set
   std::vector<double> pred_sum, pred_sum_sq;
   // sum_r n_r theta_rc^2 (c < K) and sum_r n_r (last) over the block's rows, for the
   // expected-Fisher information (UpdateInformationPerDatum; checkpointed).

@@ -56,18 +56,17 @@ void WriteTrace(const std::string& path, const std::string& comments,
   WriteFileAtomically(path, out);
 }
 
-void WritePredictions(const std::string& path, const std::string& comments, const LoadedMf& data,
-                      const MfPosterior& posterior) {
+void WritePredictions(const std::string& path, const std::string& comments,
+                      const WholeTestSet& test, const MfPosterior& posterior) {
   std::string out = comments;
   out += "user,item,rating,mean,sd\n";
-  const auto& test = data.problem.test;
-  out.reserve(out.size() + 64 * test.size());  // two ids, a rating and two 17-digit reals
-  for (std::size_t k = 0; k < test.size(); ++k) {
-    AppendCsvInteger(out, data.test_user[k]);
+  out.reserve(out.size() + 64 * test.value.size());  // two ids, a rating and two 17-digit reals
+  for (std::size_t k = 0; k < test.value.size(); ++k) {
+    AppendCsvInteger(out, test.user[k]);
     out += ',';
-    AppendCsvInteger(out, data.test_item[k]);
+    AppendCsvInteger(out, test.item[k]);
     out += ',';
-    AppendCsvNumber(out, test[k].value);
+    AppendCsvNumber(out, test.value[k]);
     out += ',';
     AppendCsvNumber(out, posterior.pred_mean[k]);
     out += ',';

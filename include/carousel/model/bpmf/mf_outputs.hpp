@@ -20,9 +20,10 @@ namespace carousel::io {
 void WriteTrace(const std::string& path, const std::string& comments,
                 const std::vector<TraceRow>& rows);
 
-// user, item, observed rating, posterior mean, posterior sd; one line per test rating.
-void WritePredictions(const std::string& path, const std::string& comments, const LoadedMf& data,
-                      const MfPosterior& posterior);
+// user, item, observed rating, posterior mean, posterior sd; one line per test rating, of
+// the whole test set (GatherTestSet).
+void WritePredictions(const std::string& path, const std::string& comments,
+                      const WholeTestSet& test, const MfPosterior& posterior);
 
 // H_mean.npy, H_var.npy (factors), item_bias_*.npy when biases are on, H_sample.npy (the
 // last sample), user_ids.npy and item_ids.npy (external id of each row).
