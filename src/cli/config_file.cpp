@@ -7,6 +7,7 @@
 #include <map>
 
 #include "carousel/cli/command_line.hpp"
+#include "carousel/cli/error_text.hpp"
 #include "carousel/util/closest_name.hpp"
 
 namespace carousel::cli {
@@ -178,14 +179,14 @@ Error NameConfigFile(const Error& error, const std::vector<std::string>& args) {
   } catch (const CLI::Error&) {
     return error;
   }
-  for (const std::string& name : OptionsNamedIn(error.what())) {
+  const std::string text = ErrorText(error);  // a lower layer's setting as its option
+  for (const std::string& name : OptionsNamedIn(text)) {
     if (OnCommandLine(args, "--" + name)) continue;
     const bool in_file = std::any_of(items.begin(), items.end(), [&](const CLI::ConfigItem& item) {
       return item.parents.empty() && !IsSectionMarker(item) && item.name == name;
     });
     if (in_file)
-      return Error(error.code(), std::string(error.what()) + " (" + name +
-                                     " is set in config file " + *path + ")");
+      return Error(error.code(), text + " (" + name + " is set in config file " + *path + ")");
   }
   return error;
 }

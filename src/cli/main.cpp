@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/error_text.hpp"
 #include "carousel/cli/model_registry.hpp"
 #include "carousel/cli/signals.hpp"
 #include "carousel/cli/thread_ranks.hpp"
@@ -69,7 +70,8 @@ int RunRank(Command command, carousel::Communicator& comm, const std::vector<std
     if (comm.rank() == 0) std::printf("%s", help.text.c_str());
     return 0;
   } catch (const carousel::Error& e) {
-    if (!e.quiet()) std::fprintf(stderr, "carousel: error: %s\n", e.what());
+    if (!e.quiet())
+      std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
     std::fflush(stderr);
     if (!e.collective() && comm.size() > 1) comm.Abort(static_cast<int>(e.code()));
     return static_cast<int>(e.code());
@@ -109,7 +111,8 @@ int RunDistributed(Command command, bool threads_within_rank, const std::vector<
     }
     for (auto& comm : ranks) comm = WithInjectedFault(std::move(comm));
   } catch (const carousel::Error& e) {
-    if (!e.quiet()) std::fprintf(stderr, "carousel: error: %s\n", e.what());
+    if (!e.quiet())
+      std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
     return static_cast<int>(e.code());
   }
   std::vector<int> codes(ranks.size(), 0);
@@ -137,7 +140,7 @@ int RunLocal(int (*command)(const std::vector<std::string>&),
     std::printf("%s", help.text.c_str());
     return 0;
   } catch (const carousel::Error& e) {
-    std::fprintf(stderr, "carousel: error: %s\n", e.what());
+    std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
     return static_cast<int>(e.code());
   }
 }

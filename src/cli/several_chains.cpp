@@ -6,6 +6,7 @@
 #include <set>
 
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/error_text.hpp"
 #include "carousel/cli/resume.hpp"
 #include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/collective.hpp"
@@ -144,7 +145,8 @@ int RunChainsOnGroup(Communicator& world, Communicator& group, const std::vector
     try {
       code = run(group, args_of(c));
     } catch (const Error& e) {
-      if (!e.quiet()) std::fprintf(stderr, "carousel: error: chain %d: %s\n", c, e.what());
+      if (!e.quiet())
+        std::fprintf(stderr, "carousel: error: chain %d: %s\n", c, ErrorText(e).c_str());
       std::fflush(stderr);
       // One rank alone saw it: its group may wait in a collective, so end the job.
       if (!e.collective() && group.size() > 1) world.Abort(static_cast<int>(e.code()));
@@ -166,7 +168,7 @@ void PrintFinished(const std::string& out, int chains, int groups) {
   try {
     RunSummaryCommand({out});
   } catch (const Error& e) {
-    std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", e.what());
+    std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", ErrorText(e).c_str());
   }
 }
 

@@ -11,7 +11,7 @@ namespace carousel {
 
 void RunCollectively(Communicator& comm, const std::function<void()>& step) {
   int code = 0;
-  std::string message;
+  std::string message, setting;
   try {
     step();
   } catch (const Error& e) {
@@ -20,6 +20,7 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step) {
     if (e.code() == ExitCode::kCommunication) throw;
     code = static_cast<int>(e.code());
     message = e.what();
+    setting = e.setting();
   } catch (const std::bad_alloc&) {
     code = static_cast<int>(ExitCode::kInternal);
     message = "out of memory";
@@ -28,7 +29,9 @@ void RunCollectively(Communicator& comm, const std::function<void()>& step) {
   for (int r = 0; r < static_cast<int>(codes.size()); ++r) {
     if (codes[r] == 0) continue;
     const bool mine = r == comm.rank();
-    throw Error(static_cast<ExitCode>(codes[r]), mine ? message : "").SetCollective(!mine);
+    throw Error(static_cast<ExitCode>(codes[r]), mine ? message : "")
+        .SetSetting(mine ? setting : "")
+        .SetCollective(!mine);
   }
 }
 

@@ -69,7 +69,7 @@ TileGrid::TileGrid(std::uint32_t rows, std::uint32_t cols, int blocks, std::uint
 
 RankLayout::RankLayout(int blocks, int ranks) : per_rank_(blocks / ranks) {
   if (ranks < 1 || blocks % ranks != 0)
-    throw UsageError("--tiles", "the number of tiles per side (" + std::to_string(blocks) +
+    throw SettingError("tiles", "the number of tiles per side (" + std::to_string(blocks) +
                                     ") must be a multiple of the number of ranks (" +
                                     std::to_string(ranks) + ")");
 }

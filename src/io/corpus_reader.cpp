@@ -483,8 +483,8 @@ CorpusFormat ParseCorpusFormat(const std::string& name) {
   for (const FormatSpelling& spelling : kFormatSpellings) {
     if (name == spelling.name) return spelling.format;
   }
-  throw UsageError("--corpus-format",
-                   "unknown corpus format " + Quoted(name) + " (expected auto, uci or ldac)");
+  throw SettingError("corpus-format",
+                     "unknown corpus format " + Quoted(name) + " (expected auto, uci or ldac)");
 }
 
 const char* CorpusFormatName(CorpusFormat format) {

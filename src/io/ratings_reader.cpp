@@ -223,8 +223,8 @@ bool NoFieldIsNumeric(const Fields& fields, std::size_t count) {
 // '|', ';', ',', tab, space and ':' in it ("" when none occurs). A '|'-separated file (MovieLens'
 // u.item) or a tab-separated one read as CSV is the wrong file or format, not a bad line.
 std::string ForeignSeparator(std::string_view line, RatingsFormat format) {
-  const std::pair<char, const char*> candidates[] = {
-      {'|', "'|'"}, {';', "';'"}, {',', "','"}, {'\t', "tabs"}, {' ', "spaces"}, {':', "':'"}};
+  const std::pair<char, const char*> candidates[] = {{'|', "'|'"},   {';', "';'"},    {',', "','"},
+                                                     {'\t', "tabs"}, {' ', "spaces"}, {':', "':'"}};
   const char* best = "";
   std::size_t most = 0;
   for (const auto& [c, name] : candidates) {
@@ -412,7 +412,7 @@ RatingsFormat ParseRatingsFormat(const std::string& name) {
   for (const FormatSpelling& spelling : kFormatSpellings) {
     if (name == spelling.name) return spelling.format;
   }
-  throw UsageError("--format", "unknown ratings format " + Quoted(name) +
+  throw SettingError("format", "unknown ratings format " + Quoted(name) +
                                    " (expected auto, movielens, whitespace, csv or mtx)");
 }
 

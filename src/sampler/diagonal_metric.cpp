@@ -11,9 +11,9 @@ ConstantDiagonalMetric::ConstantDiagonalMetric(Eigen::VectorXf inverse_metric)
     : inverse_metric_(std::move(inverse_metric)) {
   for (Eigen::Index c = 0; c < inverse_metric_.size(); ++c)
     if (!(std::isfinite(inverse_metric_[c]) && inverse_metric_[c] > 0.0f))
-      throw UsageError("metric", "constant G^-1 entry " + std::to_string(c) + " = " +
-                                     std::to_string(inverse_metric_[c]) +
-                                     " (must be finite and > 0)");
+      throw SettingError("metric", "constant G^-1 entry " + std::to_string(c) + " = " +
+                                       std::to_string(inverse_metric_[c]) +
+                                       " (must be finite and > 0)");
 }
 
 void DiagonalMetric::InverseOfRow(const BlockGradient&, Eigen::Index, float*) const {
@@ -41,11 +41,11 @@ void ConstantDiagonalMetric::Evaluate(const Matrix& theta, const BlockGradient&,
 PotentialMetric::PotentialMetric(double scale, double offset, Potential potential)
     : scale_(scale), offset_(offset), potential_(std::move(potential)) {
   if (!(std::isfinite(scale) && scale > 0.0))
-    throw UsageError("metric", "potential metric scale D = " + std::to_string(scale) +
-                                   " (must be finite and > 0)");
+    throw SettingError("metric", "potential metric scale D = " + std::to_string(scale) +
+                                     " (must be finite and > 0)");
   if (!std::isfinite(offset))
-    throw UsageError("metric", "potential metric offset C must be finite");
-  if (!potential_) throw UsageError("metric", "potential metric needs a potential callback");
+    throw SettingError("metric", "potential metric offset C must be finite");
+  if (!potential_) throw SettingError("metric", "potential metric needs a potential callback");
 }
 
 void PotentialMetric::Evaluate(const Matrix& theta, const BlockGradient& gradient, Matrix& g_inv,

@@ -18,16 +18,16 @@ Hamcmc::Hamcmc(int memory, double trust, double initial_scale,
       initial_metric_(std::move(initial_metric)),
       fisher_at_newest_(fisher_at_newest) {
   if (memory < 2 || memory > lbfgs::kMaxPairs + 1)
-    throw UsageError("--memory", "HAMCMC needs 2 <= M <= " + std::to_string(lbfgs::kMaxPairs + 1) +
+    throw SettingError("memory", "HAMCMC needs 2 <= M <= " + std::to_string(lbfgs::kMaxPairs + 1) +
                                      ", got " + std::to_string(memory));
   if (!(trust >= 0.0) || !std::isfinite(trust))
-    throw UsageError("--trust", "must be finite and >= 0");
+    throw SettingError("trust", "must be finite and >= 0");
   if (!(initial_scale > 0.0) || !std::isfinite(initial_scale))
-    throw UsageError("--initial-scale", "must be finite and > 0");
+    throw SettingError("initial-scale", "must be finite and > 0");
   if (fisher_at_newest && !(trust > 0.0))
-    throw UsageError("--trust", "the Fisher H0 needs lambda > 0 (it keeps H0 finite)");
+    throw SettingError("trust", "the Fisher H0 needs lambda > 0 (it keeps H0 finite)");
   if (fisher_at_newest && !initial_metric_)
-    throw UsageError("--initial-metric", "fisher: needs a metric for the first iteration");
+    throw SettingError("initial-metric", "fisher: needs a metric for the first iteration");
 }
 
 void Hamcmc::InitAux(BlockState& block) const {
@@ -90,9 +90,10 @@ Hamcmc::Workspace& Hamcmc::Prepare(const BlockState& block, const BlockGradient&
     initial_metric_->Evaluate(base, gradient, ws->g_inv, ws->d_g_inv);
     // H^0 must be constant in theta (Gamma = 0) and positive definite.
     if (!(ws->d_g_inv.array() == 0.0f).all())
-      throw UsageError("--initial-metric",
-                       "HAMCMC needs an initial metric that does not depend on the parameters; '" +
-                           initial_metric_->name() + "' does");
+      throw SettingError(
+          "initial-metric",
+          "HAMCMC needs an initial metric that does not depend on the parameters; '" +
+              initial_metric_->name() + "' does");
     if (!(ws->g_inv.array() > 0.0f).all() || !ws->g_inv.allFinite())
       throw Error(ExitCode::kInternal, "hamcmc: initial metric '" + initial_metric_->name() +
                                            "' is not positive and finite");

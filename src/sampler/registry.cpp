@@ -149,7 +149,7 @@ std::vector<SamplerInfo> MakeRegistry() {
     return o.transition == "ou" && step >= 1.0 ? "must be below 1 with --transition ou" : "";
   };
   sgrld.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
-    if (!o.metric) throw UsageError("--sampler", "sgrld needs a metric G(theta) from the model");
+    if (!o.metric) throw SettingError("sampler", "sgrld needs a metric G(theta) from the model");
     return std::make_unique<Sgrld>(o.metric, o.transition == "ou");
   };
   r.push_back(sgrld);
@@ -163,7 +163,7 @@ std::vector<SamplerInfo> MakeRegistry() {
   sgrhmc.simplex = SimplexSampler::kSgrhmc;
   sgrhmc.riemannian = true;
   sgrhmc.make = [](const SamplerOptions& o) -> std::unique_ptr<Sampler> {
-    if (!o.metric) throw UsageError("--sampler", "sgrhmc needs a metric G(theta) from the model");
+    if (!o.metric) throw SettingError("sampler", "sgrhmc needs a metric G(theta) from the model");
     return std::make_unique<Sgrhmc>(o.metric, o.noise_estimate);
   };
   r.push_back(sgrhmc);
@@ -180,7 +180,7 @@ std::vector<SamplerInfo> MakeRegistry() {
     std::shared_ptr<const DiagonalMetric> h0;
     if (kind != "identity") {
       if (!o.metric)
-        throw UsageError("--initial-metric", kind + ": the model supplies no metric G(theta)");
+        throw SettingError("initial-metric", kind + ": the model supplies no metric G(theta)");
       h0 = o.metric;
     }
     return std::make_unique<Hamcmc>(o.memory, o.trust, o.initial_scale, h0, kind == "fisher");
@@ -283,13 +283,13 @@ const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
     if (s.name == name && std::find(names.begin(), names.end(), name) != names.end()) return s;
   for (const SamplerInfo& s : SamplerRegistry())
     if (s.name == name)
-      throw UsageError("--sampler", "sampler '" + name + "' runs on " + BlocksText(s) +
+      throw SettingError("sampler", "sampler '" + name + "' runs on " + BlocksText(s) +
                                         " blocks only, not on this model's; choose one of " +
                                         Join(names));
   names.insert(names.end(), also_known.begin(), also_known.end());
   std::string message = "unknown sampler '" + name + "' (known: " + Join(names) + ")";
   if (const auto closest = ClosestName(name, names)) message += "; did you mean " + *closest + "?";
-  throw UsageError("--sampler", message);
+  throw SettingError("sampler", message);
 }
 
 const SamplerInfo* SamplerNamed(const std::string& name) {

@@ -11,26 +11,26 @@ namespace momentum {
 double InjectedVariance(const char* sampler, double eps, double diffusion, double b_hat) {
   const double v = eps * (2.0 * diffusion - eps * b_hat);
   if (!(v >= 0.0))
-    throw UsageError("--noise-estimate", std::string(sampler) + ": step * noise estimate = " +
+    throw SettingError("noise-estimate", std::string(sampler) + ": step * noise estimate = " +
                                              std::to_string(eps * b_hat) + " exceeds 2 * " +
                                              std::to_string(diffusion) +
                                              " (Eq. 9 of the recipe needs 2 D - eps B^ >= 0)");
   return v;
 }
 
-void CheckParameter(const char* option, double value, bool positive) {
+void CheckParameter(const char* setting, double value, bool positive) {
   if (!(std::isfinite(value) && (positive ? value > 0.0 : value >= 0.0)))
-    throw UsageError(
-        option, std::to_string(value) + " (must be finite and " + (positive ? "> 0)" : ">= 0)"));
+    throw SettingError(
+        setting, std::to_string(value) + " (must be finite and " + (positive ? "> 0)" : ">= 0)"));
 }
 
 }  // namespace momentum
 
 Sghmc::Sghmc(double friction, double noise_estimate, double mass)
     : friction_(friction), noise_estimate_(noise_estimate), mass_(mass) {
-  momentum::CheckParameter("--friction", friction, true);
-  momentum::CheckParameter("--noise-estimate", noise_estimate, false);
-  momentum::CheckParameter("--mass", mass, true);
+  momentum::CheckParameter("friction", friction, true);
+  momentum::CheckParameter("noise-estimate", noise_estimate, false);
+  momentum::CheckParameter("mass", mass, true);
 }
 
 void Sghmc::Step(BlockState& block, const BlockGradient& gradient, double step,

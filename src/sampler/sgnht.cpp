@@ -10,8 +10,8 @@ namespace carousel {
 
 Sgnht::Sgnht(double diffusion, double noise_estimate)
     : diffusion_(diffusion), noise_estimate_(noise_estimate), xi_(diffusion) {
-  momentum::CheckParameter("--friction", diffusion, true);
-  momentum::CheckParameter("--noise-estimate", noise_estimate, false);
+  momentum::CheckParameter("friction", diffusion, true);
+  momentum::CheckParameter("noise-estimate", noise_estimate, false);
 }
 
 void Sgnht::Step(BlockState& block, const BlockGradient& gradient, double step,

@@ -10,8 +10,8 @@ namespace carousel {
 
 Sgrhmc::Sgrhmc(std::shared_ptr<const DiagonalMetric> metric, double noise_estimate)
     : metric_(std::move(metric)), noise_estimate_(noise_estimate) {
-  if (!metric_) throw UsageError("metric", "sgrhmc needs a metric");
-  momentum::CheckParameter("--noise-estimate", noise_estimate, false);
+  if (!metric_) throw SettingError("metric", "sgrhmc needs a metric");
+  momentum::CheckParameter("noise-estimate", noise_estimate, false);
 }
 
 void Sgrhmc::Step(BlockState& block, const BlockGradient& gradient, double step,

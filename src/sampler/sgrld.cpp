@@ -11,13 +11,13 @@ namespace carousel {
 
 Sgrld::Sgrld(std::shared_ptr<const DiagonalMetric> metric, bool ou)
     : metric_(std::move(metric)), ou_(ou) {
-  if (!metric_) throw UsageError("metric", "sgrld needs a metric");
+  if (!metric_) throw SettingError("metric", "sgrld needs a metric");
 }
 
 float Sgrld::NoiseVariance(double step) const {
   if (ou_ && !(step < 1.0))
-    throw UsageError("--step",
-                     "must be below 1 with --transition ou (now " + std::to_string(step) + ")");
+    throw SettingError("step",
+                       "must be below 1 with --transition ou (now " + std::to_string(step) + ")");
   const float eps = static_cast<float>(step);
   return ou_ ? eps * (2.0f - eps) : 2.0f * eps;
 }

@@ -26,7 +26,7 @@ struct FaultPlan {
 };
 
 // Parses "rank=R,call=N,kind=throw|message" (keys in any order, each once); a malformed
-// spec is a UsageError naming CAROUSEL_INJECT_FAULT.
+// spec is a SettingError naming CAROUSEL_INJECT_FAULT.
 FaultPlan ParseFaultPlan(const std::string& spec);
 
 class FaultInjectingCommunicator : public Communicator {

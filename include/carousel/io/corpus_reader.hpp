@@ -25,7 +25,7 @@
 namespace carousel::io {
 
 // Parses a --corpus-format value: "auto", "uci" or "ldac".
-// Throws carousel::UsageError("--corpus-format", ...) for anything else.
+// Throws carousel::SettingError("corpus-format", ...) for anything else.
 CorpusFormat ParseCorpusFormat(const std::string& name);
 
 // The --corpus-format spelling of `format` (the inverse of ParseCorpusFormat).

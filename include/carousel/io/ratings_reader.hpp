@@ -29,7 +29,7 @@ enum class RatingsFormat {
 };
 
 // Parses a --format value: "auto", "movielens", "whitespace", "csv" or "mtx".
-// Throws carousel::UsageError("--format", ...) for anything else.
+// Throws carousel::SettingError("format", ...) for anything else.
 RatingsFormat ParseRatingsFormat(const std::string& name);
 
 // The --format spelling of `format` (the inverse of ParseRatingsFormat).
@@ -44,7 +44,7 @@ struct RawRating {
   std::int64_t user;  // external id as written (1-based row for Matrix Market)
   std::int64_t item;  // external id as written (1-based column for Matrix Market)
   double value;       // NaN where the line gives none (RatingField::kOptional)
-  std::size_t line;  // 1-based line in the file, for error messages downstream
+  std::size_t line;   // 1-based line in the file, for error messages downstream
 };
 
 struct RatingsFile {

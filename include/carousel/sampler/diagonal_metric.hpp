@@ -54,7 +54,7 @@ class DiagonalMetric {
 // SGRLD is SGLD (Eq. 13 with D = I) and SGRHMC is SGHMC with C = M = 1 (Eq. 12).
 class ConstantDiagonalMetric : public DiagonalMetric {
  public:
-  // All entries must be finite and > 0; throws UsageError("metric", ...) otherwise.
+  // All entries must be finite and > 0; throws SettingError("metric", ...) otherwise.
   explicit ConstantDiagonalMetric(Eigen::VectorXf inverse_metric);
   // The same value v > 0 for every column.
   static ConstantDiagonalMetric Uniform(Eigen::Index columns, float v);
@@ -86,7 +86,7 @@ class PotentialMetric : public DiagonalMetric {
  public:
   using Potential = std::function<void(const Matrix& theta, Matrix& u)>;
 
-  // scale D > 0, offset C finite; throws UsageError("metric", ...) otherwise.
+  // scale D > 0, offset C finite; throws SettingError("metric", ...) otherwise.
   PotentialMetric(double scale, double offset, Potential potential);
 
   std::string name() const override { return "potential"; }

@@ -116,7 +116,7 @@ class Hamcmc : public Sampler {
   // initial_metric: H^0 = gamma G^-1 (must not depend on theta); null: H^0 = gamma I.
   // fisher_at_newest: H^0 from the Fisher information at the newest sample (above), with
   // initial_metric for iteration 1; needs lambda > 0 and an initial_metric.
-  // Throws UsageError otherwise.
+  // Throws SettingError otherwise.
   Hamcmc(int memory, double trust, double initial_scale,
          std::shared_ptr<const DiagonalMetric> initial_metric = nullptr,
          bool fisher_at_newest = false);

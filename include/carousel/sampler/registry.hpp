@@ -87,7 +87,7 @@ const std::vector<SamplerInfo>& SamplerRegistry();
 enum class BlockKind { kFactor, kSimplex, kSphere };
 // Names of the samplers that run on `kind` blocks, in registry order.
 std::vector<std::string> SamplerNames(BlockKind kind);
-// The sampler `name` for `kind` blocks; throws UsageError("--sampler", ...) naming the
+// The sampler `name` for `kind` blocks; throws SettingError("sampler", ...) naming the
 // known samplers (and the closest one) when there is none, and the kind of block it runs on
 // when `name` is a sampler of other blocks. `also_known`: names the command takes besides
 // the registry's (mf's gibbs), listed among the known ones.
@@ -95,10 +95,10 @@ const SamplerInfo& FindSampler(const std::string& name, BlockKind kind,
                                const std::vector<std::string>& also_known = {});
 // The registry's sampler `name`, or null (a model's own sampler such as mf's gibbs).
 const SamplerInfo* SamplerNamed(const std::string& name);
-// Throws UsageError naming the option when a value is out of its bounds.
+// Throws SettingError naming the option when a value is out of its bounds.
 void CheckSamplerOptions(const SamplerOptions& options);
 // The sampler `options.name` for sphere blocks (SGGMC or gSGNHT) with its options; throws
-// UsageError as FindSampler and CheckSamplerOptions do.
+// SettingError as FindSampler and CheckSamplerOptions do.
 GeodesicSampler MakeGeodesicSampler(const SamplerOptions& options);
 
 }  // namespace carousel

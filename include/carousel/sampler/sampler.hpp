@@ -160,7 +160,7 @@ struct SamplerOptions {
 };
 
 // The sampler options.name for factor blocks, from the registry (registry.hpp); throws
-// UsageError for an unknown name or an option out of its bounds.
+// SettingError for an unknown name or an option out of its bounds.
 std::unique_ptr<Sampler> MakeSampler(const SamplerOptions& options);
 
 }  // namespace carousel

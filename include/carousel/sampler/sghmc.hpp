@@ -47,17 +47,17 @@ inline float Kick(float r, float neg_grad, const Terms& t, float eps, KeyedStrea
 }
 
 // eps (2 d - eps b): the variance Eq. 9 injects for diffusion d and noise estimate b. Eq. 9
-// needs 2 D - eps B^ >= 0; throws UsageError for `sampler` when eps b > 2 d.
+// needs 2 D - eps B^ >= 0; throws SettingError for `sampler` when eps b > 2 d.
 double InjectedVariance(const char* sampler, double eps, double diffusion, double b_hat);
 
-// Throws UsageError unless value is finite and >= 0 (or > 0 when `positive`).
-void CheckParameter(const char* option, double value, bool positive);
+// Throws SettingError unless value is finite and >= 0 (or > 0 when `positive`).
+void CheckParameter(const char* setting, double value, bool positive);
 
 }  // namespace momentum
 
 class Sghmc : public Sampler {
  public:
-  // friction C > 0, noise_estimate B^ >= 0, mass M > 0; throws UsageError otherwise.
+  // friction C > 0, noise_estimate B^ >= 0, mass M > 0; throws SettingError otherwise.
   Sghmc(double friction, double noise_estimate, double mass);
 
   std::string name() const override { return "sghmc"; }

@@ -26,7 +26,7 @@ namespace carousel {
 
 class Sgnht : public Sampler {
  public:
-  // diffusion A > 0 (also the initial xi), noise_estimate B^ >= 0; throws UsageError.
+  // diffusion A > 0 (also the initial xi), noise_estimate B^ >= 0; throws SettingError.
   Sgnht(double diffusion, double noise_estimate);
 
   std::string name() const override { return "sgnht"; }

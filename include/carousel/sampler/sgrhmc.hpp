@@ -31,7 +31,7 @@ namespace carousel {
 
 class Sgrhmc : public Sampler {
  public:
-  // metric not null, noise_estimate V^ >= 0; throws UsageError otherwise.
+  // metric not null, noise_estimate V^ >= 0; throws SettingError otherwise.
   Sgrhmc(std::shared_ptr<const DiagonalMetric> metric, double noise_estimate);
 
   std::string name() const override { return "sgrhmc"; }

@@ -38,7 +38,7 @@ namespace carousel {
 
 class Sgrld : public Sampler {
  public:
-  // metric must not be null (throws UsageError).
+  // metric must not be null (throws SettingError).
   // ou: the "ou" transition (above) instead of Euler's.
   explicit Sgrld(std::shared_ptr<const DiagonalMetric> metric, bool ou = false);
 

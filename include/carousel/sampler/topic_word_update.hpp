@@ -30,7 +30,7 @@ namespace carousel {
 enum class SimplexSampler { kScir, kSgrld, kSgrhmc };
 
 // By the registry's names (registry.hpp): "scir", "sgrld" or "sgrhmc"; throws
-// UsageError("--sampler", ...) naming the known ones otherwise.
+// SettingError("sampler", ...) naming the known ones otherwise.
 SimplexSampler ParseSimplexSampler(const std::string& name);
 const char* SimplexSamplerName(SimplexSampler sampler);
 // Whether the update needs theta_k. and count_hat_k. (one reduction of K numbers).

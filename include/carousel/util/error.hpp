@@ -36,10 +36,18 @@ class Error : public std::runtime_error {
     return *this;
   }
 
+  // The setting a SettingError is about ("step"), empty for any other error.
+  const std::string& setting() const { return setting_; }
+  Error& SetSetting(const std::string& setting) {
+    setting_ = setting;
+    return *this;
+  }
+
  private:
   ExitCode code_;
   bool collective_ = false;
   bool quiet_ = false;
+  std::string setting_;
 };
 
 // Input data problem; `where` is "file:line" or "file" when no line applies.
@@ -47,8 +55,18 @@ inline Error InputError(const std::string& where, const std::string& problem) {
   return Error(ExitCode::kInput, where + ": " + problem);
 }
 
+// A command-line option's value that cannot be used; only the command line (cli/) names
+// options.
 inline Error UsageError(const std::string& option, const std::string& problem) {
   return Error(ExitCode::kUsage, "option " + option + ": " + problem);
+}
+
+// A setting of a model, sampler, generator or reader that cannot be used, raised below the
+// command line: `setting` names it as the library does ("step", "sweeps", "memory"), what()
+// is the problem alone. The command line says which option the user typed for it
+// (cli/error_text.hpp); another front end names it its own way.
+inline Error SettingError(const std::string& setting, const std::string& problem) {
+  return Error(ExitCode::kUsage, problem).SetSetting(setting);
 }
 
 inline Error OutputError(const std::string& path, const std::string& problem) {

@@ -61,7 +61,7 @@ AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare 
   // The model has no metric, so HAMCMC's Fisher H^0 (which needs one for its first step)
   // cannot be built; the registry refuses it before this, this is the model's own guard.
   if (sampler_->needs_fisher_after_step())
-    throw UsageError("--initial-metric", "carousel amf supplies no Fisher information");
+    throw SettingError("initial-metric", "carousel amf supplies no Fisher information");
   if (config.keep_samples > 0) sample_plan_ = SpreadSamples(config.chain(), config.keep_samples);
 }
 AmfModel::~AmfModel() = default;

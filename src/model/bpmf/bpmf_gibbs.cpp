@@ -46,23 +46,23 @@ Csr BuildCsr(const RatingMatrix& m, bool by_row) {
 }
 
 void CheckOptions(const GibbsOptions& o) {
-  if (o.rank < 1) throw UsageError("rank", "must be at least 1, got " + std::to_string(o.rank));
-  if (o.burn_in < 0) throw UsageError("burn-in", "must not be negative");
+  if (o.rank < 1) throw SettingError("rank", "must be at least 1, got " + std::to_string(o.rank));
+  if (o.burn_in < 0) throw SettingError("burn-in", "must not be negative");
   if (o.sweeps <= o.burn_in) {
-    throw UsageError("sweeps", "must be more than burn-in (" + std::to_string(o.burn_in) +
-                                   "), got " + std::to_string(o.sweeps));
+    throw SettingError("sweeps", "must be more than burn-in (" + std::to_string(o.burn_in) +
+                                     "), got " + std::to_string(o.sweeps));
   }
   if (!(o.min_rating <= o.max_rating)) {
-    throw UsageError("min-rating", "must not exceed max-rating");
+    throw SettingError("min-rating", "must not exceed max-rating");
   }
   const BpmfPriors& p = o.priors;
   if (!(p.a0 > 0.0) || !(p.b0 > 0.0) || !std::isfinite(p.a0) || !std::isfinite(p.b0)) {
-    throw UsageError("prior", "a0 and b0 must be positive and finite");
+    throw SettingError("prior", "a0 and b0 must be positive and finite");
   }
   const BpmfHyper& h = p.initial;
   for (double v : {h.tau, h.lambda_w, h.lambda_h, h.lambda_b, h.lambda_c}) {
     if (!(v > 0.0) || !std::isfinite(v)) {
-      throw UsageError("hyper", "initial precisions must be positive and finite");
+      throw SettingError("hyper", "initial precisions must be positive and finite");
     }
   }
 }

@@ -38,21 +38,21 @@ enum StreamKind : std::uint64_t {
 };
 
 void CheckOptions(const MfGeneratorOptions& o) {
-  if (o.users == 0) throw UsageError("users", "must be at least 1");
-  if (o.items == 0) throw UsageError("items", "must be at least 1");
-  if (o.rank < 1) throw UsageError("rank", "must be at least 1, got " + std::to_string(o.rank));
+  if (o.users == 0) throw SettingError("users", "must be at least 1");
+  if (o.items == 0) throw SettingError("items", "must be at least 1");
+  if (o.rank < 1) throw SettingError("rank", "must be at least 1, got " + std::to_string(o.rank));
   if (!std::isfinite(o.noise) || o.noise < 0.0) {
-    throw UsageError("noise", "must be finite and non-negative");
+    throw SettingError("noise", "must be finite and non-negative");
   }
   if (o.ratings < o.users) {
-    throw UsageError("ratings", std::to_string(o.ratings) + " is fewer than the " +
-                                    std::to_string(o.users) +
-                                    " users (each user needs at least one rating)");
+    throw SettingError("ratings", std::to_string(o.ratings) + " is fewer than the " +
+                                      std::to_string(o.users) +
+                                      " users (each user needs at least one rating)");
   }
   const std::uint64_t cells = static_cast<std::uint64_t>(o.users) * o.items;
   if (o.ratings > cells / 2) {
-    throw UsageError("ratings", std::to_string(o.ratings) + " is more than half of the " +
-                                    std::to_string(cells) + " user-item pairs");
+    throw SettingError("ratings", std::to_string(o.ratings) + " is more than half of the " +
+                                      std::to_string(cells) + " user-item pairs");
   }
 }
 

@@ -15,17 +15,17 @@ namespace carousel {
 namespace {
 
 void CheckOptions(const LdaGeneratorOptions& o) {
-  if (o.documents == 0) throw UsageError("--documents", "must be at least 1");
-  if (o.vocabulary == 0) throw UsageError("--vocabulary", "must be at least 1");
-  if (o.topics < 1) throw UsageError("--topics", "must be at least 1");
+  if (o.documents == 0) throw SettingError("documents", "must be at least 1");
+  if (o.vocabulary == 0) throw SettingError("vocabulary", "must be at least 1");
+  if (o.topics < 1) throw SettingError("topics", "must be at least 1");
   auto positive = [](const char* name, double v) {
-    if (!(v > 0.0) || !std::isfinite(v)) throw UsageError(name, "must be a positive number");
+    if (!(v > 0.0) || !std::isfinite(v)) throw SettingError(name, "must be a positive number");
   };
-  positive("--mean-length", o.mean_length);
-  positive("--alpha", o.alpha);
-  positive("--beta", o.beta);
+  positive("mean-length", o.mean_length);
+  positive("alpha", o.alpha);
+  positive("beta", o.beta);
   if (!(o.zipf >= 0.0) || !std::isfinite(o.zipf))
-    throw UsageError("--zipf", "must be a non-negative number");
+    throw SettingError("zipf", "must be a non-negative number");
 }
 
 // Poisson(mean) by counting the arrivals of a unit-rate process before `mean`: exact, and

@@ -47,7 +47,7 @@ GibbsDraw ParseGibbsDraw(const std::string& name) {
   if (name == "auto") return GibbsDraw::kAuto;
   if (name == "sparse") return GibbsDraw::kSparse;
   if (name == "dense") return GibbsDraw::kDense;
-  throw UsageError("--gibbs-draw", "expected auto, sparse or dense, got '" + name + "'");
+  throw SettingError("gibbs-draw", "expected auto, sparse or dense, got '" + name + "'");
 }
 
 namespace {

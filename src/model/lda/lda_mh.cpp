@@ -13,7 +13,7 @@ const char* DocSamplerName(DocSampler s) {
 DocSampler ParseDocSampler(const std::string& name) {
   if (name == "gibbs") return DocSampler::kGibbs;
   if (name == "mh") return DocSampler::kMh;
-  throw UsageError("--doc-sampler", "expected gibbs or mh, got '" + name + "'");
+  throw SettingError("doc-sampler", "expected gibbs or mh, got '" + name + "'");
 }
 
 void WordProposals::Reset(const TopicWordView& view) {

@@ -20,7 +20,7 @@ const char* FirstUpdateName(FirstUpdate first) {
 FirstUpdate ParseFirstUpdate(const std::string& name) {
   if (name == "initial-topics") return FirstUpdate::kInitialTopics;
   if (name == "sweeps") return FirstUpdate::kSweeps;
-  throw UsageError("--first-update", "expected initial-topics or sweeps, got '" + name + "'");
+  throw SettingError("first-update", "expected initial-topics or sweeps, got '" + name + "'");
 }
 
 namespace {

@@ -12,7 +12,7 @@ const char* InitialTopicsName(InitialTopics init) {
 InitialTopics ParseInitialTopics(const std::string& name) {
   if (name == "prior") return InitialTopics::kPrior;
   if (name == "uniform") return InitialTopics::kUniform;
-  throw UsageError("--initial-topics", "expected prior or uniform, got '" + name + "'");
+  throw SettingError("initial-topics", "expected prior or uniform, got '" + name + "'");
 }
 
 namespace {

@@ -16,7 +16,7 @@ namespace carousel {
 TopicWordMean ParseTopicWordMean(const std::string& name) {
   if (name == "assignments") return TopicWordMean::kAssignments;
   if (name == "draws") return TopicWordMean::kDraws;
-  throw UsageError("--topic-word-mean", "expected assignments or draws, got '" + name + "'");
+  throw SettingError("topic-word-mean", "expected assignments or draws, got '" + name + "'");
 }
 
 namespace {

@@ -51,7 +51,7 @@ struct GibbsResult {
   double mu = 0.0;       // training mean
 };
 
-// Throws carousel::UsageError for bad options (rank < 1, sweeps <= burn_in, burn_in < 0,
+// Throws carousel::SettingError for bad options (rank < 1, sweeps <= burn_in, burn_in < 0,
 // min_rating > max_rating) and carousel::InputError for an empty training set or
 // ratings outside the matrix.
 GibbsResult RunBpmfGibbs(const RatingMatrix& train, const std::vector<Rating>& test,

@@ -42,7 +42,7 @@ struct GeneratedRatings {
   double noise_floor_rmse = 0.0;    // RMSE(oracle, rating) over all ratings
 };
 
-// Throws carousel::UsageError for impossible options: users or items 0, rank < 1,
+// Throws carousel::SettingError for impossible options: users or items 0, rank < 1,
 // noise negative or not finite, ratings < users (each user needs one rating) or
 // ratings > users * items / 2.
 GeneratedRatings GenerateMf(const MfGeneratorOptions& options);

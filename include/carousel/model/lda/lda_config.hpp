@@ -15,7 +15,7 @@
 namespace carousel {
 
 enum class TopicWordMean { kAssignments, kDraws };
-TopicWordMean ParseTopicWordMean(const std::string& name);  // throws UsageError
+TopicWordMean ParseTopicWordMean(const std::string& name);  // throws SettingError
 
 // What the chain's first topic-word update counts (`carousel lda --first-update`).
 //   kSweeps (the default): the first iteration is like every other: sweeps, here under the
@@ -31,7 +31,7 @@ TopicWordMean ParseTopicWordMean(const std::string& name);  // throws UsageError
 // update from the initial topics, a parallel set-up").
 enum class FirstUpdate { kInitialTopics, kSweeps };
 const char* FirstUpdateName(FirstUpdate first);
-FirstUpdate ParseFirstUpdate(const std::string& name);  // throws UsageError
+FirstUpdate ParseFirstUpdate(const std::string& name);  // throws SettingError
 
 struct LdaConfig {
   int topics = 50;
@@ -74,7 +74,7 @@ struct LdaConfig {
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
-  double test_fraction = 0.1;  // documents held out for document completion
+  double test_fraction = 0.1;    // documents held out for document completion
 
   // Probability that a training document enters an iteration's minibatch.
   double MinibatchFraction(std::uint64_t train_documents) const {

@@ -38,7 +38,7 @@ struct GeneratedCorpus {
   std::vector<double> theta;
 };
 
-// Throws carousel::UsageError for impossible options (no documents, words or topics, a
+// Throws carousel::SettingError for impossible options (no documents, words or topics, a
 // non-positive or non-finite mean length, alpha, beta, or a negative zipf).
 GeneratedCorpus GenerateLda(const LdaGeneratorOptions& options);
 

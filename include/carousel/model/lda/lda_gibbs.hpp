@@ -58,7 +58,7 @@ struct TopicWordView {
 // run (bench/README.md, "A dense Gibbs draw").
 enum class GibbsDraw { kAuto, kSparse, kDense };
 const char* GibbsDrawName(GibbsDraw d);
-GibbsDraw ParseGibbsDraw(const std::string& name);  // throws UsageError on others
+GibbsDraw ParseGibbsDraw(const std::string& name);  // throws SettingError on others
 
 class DocumentGibbs {
  public:

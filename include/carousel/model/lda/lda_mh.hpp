@@ -33,7 +33,7 @@ namespace carousel {
 // The document sampler of the training sweeps (`carousel lda --doc-sampler`).
 enum class DocSampler { kGibbs, kMh };
 const char* DocSamplerName(DocSampler s);
-DocSampler ParseDocSampler(const std::string& name);  // throws UsageError on others
+DocSampler ParseDocSampler(const std::string& name);  // throws SettingError on others
 
 // Alias tables of q_w(k) proportional to phi_kw, one per word of a view, each built the
 // first time it is needed after Reset (a minibatch touches only some of the words).

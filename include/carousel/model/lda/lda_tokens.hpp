@@ -81,7 +81,7 @@ struct RowBlockTokens {
 //   kUniform: each token's topic uniform on 0..K-1, independently.
 enum class InitialTopics { kPrior, kUniform };
 const char* InitialTopicsName(InitialTopics init);
-InitialTopics ParseInitialTopics(const std::string& name);  // throws UsageError
+InitialTopics ParseInitialTopics(const std::string& name);  // throws SettingError
 
 // Builds row-block `row_block`'s tokens. Initial topics are drawn per document (`init`,
 // with `alpha` for kPrior), in file order from a stream keyed by (seed, kInitRow,
