@@ -156,34 +156,6 @@ class ModelJson {
   io::JsonValue root_;
 };
 
-SavedModel ReadMfFacts(const ModelJson& json);
-SavedModel ReadAmfFacts(const ModelJson& json);
-void ReadSampleFiles(const ModelJson& json, const std::string& run, SavedModel& m);
-
-SavedModel ReadModel(const std::string& run) {
-  if (!fs::is_directory(run))
-    throw InputError(run,
-                     "not a directory; --run must be the --out directory of a finished carousel "
-                     "mf or amf run");
-  const std::string path = run + "/" + io::kModelJsonFile;
-  if (!fs::exists(path)) {
-    throw InputError(path,
-                     "not found; --run must be the --out directory of a finished carousel mf or "
-                     "amf run (model.json is written when the run ends)");
-  }
-  const ModelJson json(path);
-  const io::JsonValue& root = json.root();
-  const std::string format = json.String(root, "format");
-  if (format != "carousel mf model" && format != "carousel amf model")
-    json.Fail(root, "is not a carousel mf or amf model description");
-  if (const std::uint64_t version = json.Unsigned(root, "format_version", 1u << 30); version != 1)
-    json.Fail(root, "format version " + std::to_string(version) +
-                        " is not one this carousel reads (1); use the carousel that wrote it");
-  SavedModel m = format == "carousel amf model" ? ReadAmfFacts(json) : ReadMfFacts(json);
-  ReadSampleFiles(json, run, m);
-  return m;
-}
-
 // mf's: the global mean, the clipping range, the noise and the shape.
 SavedModel ReadMfFacts(const ModelJson& json) {
   const io::JsonValue& root = json.root();
@@ -239,6 +211,30 @@ void ReadSampleFiles(const ModelJson& json, const std::string& run, SavedModel& 
     m.w_files.push_back(run + "/" + json.String(sample, "W"));
     m.h_files.push_back(run + "/" + json.String(sample, "H"));
   }
+}
+
+SavedModel ReadModel(const std::string& run) {
+  if (!fs::is_directory(run))
+    throw InputError(run,
+                     "not a directory; --run must be the --out directory of a finished carousel "
+                     "mf or amf run");
+  const std::string path = run + "/" + io::kModelJsonFile;
+  if (!fs::exists(path)) {
+    throw InputError(path,
+                     "not found; --run must be the --out directory of a finished carousel mf or "
+                     "amf run (model.json is written when the run ends)");
+  }
+  const ModelJson json(path);
+  const io::JsonValue& root = json.root();
+  const std::string format = json.String(root, "format");
+  if (format != "carousel mf model" && format != "carousel amf model")
+    json.Fail(root, "is not a carousel mf or amf model description");
+  if (const std::uint64_t version = json.Unsigned(root, "format_version", 1u << 30); version != 1)
+    json.Fail(root, "format version " + std::to_string(version) +
+                        " is not one this carousel reads (1); use the carousel that wrote it");
+  SavedModel m = format == "carousel amf model" ? ReadAmfFacts(json) : ReadMfFacts(json);
+  ReadSampleFiles(json, run, m);
+  return m;
 }
 
 // The models of a run's chains must predict the same way: the same data and shape.

@@ -110,13 +110,13 @@ TEST(CorpusReaderFormat, NamesRoundTrip) {
   EXPECT_EQ(ParseCorpusFormat("ldac"), CorpusFormat::kLdaC);
 }
 
-TEST(CorpusReaderFormat, UnknownNameIsUsageError) {
+TEST(CorpusReaderFormat, UnknownNameIsSettingError) {
   try {
     ParseCorpusFormat("lda-c");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
-    EXPECT_NE(std::string(e.what()).find("--corpus-format"), std::string::npos) << e.what();
+    EXPECT_EQ(e.setting(), "corpus-format");  // the command line's --corpus-format
     EXPECT_NE(std::string(e.what()).find("'lda-c'"), std::string::npos) << e.what();
   }
 }
