@@ -1,5 +1,5 @@
 // model.json of a run of lda, sam, dpmix or amf (mf writes its own, with its samples, for
-// `carousel predict`: mf_outputs.hpp): what the run was, the model's dimensions and
+// `carousel predict`: mf_outputs.hpp; amf lists its samples among its facts): what the run was, the model's dimensions and
 // hyperparameters, and the files a later command reads (doc/outputs.md, "model.json").
 #pragma once
 
