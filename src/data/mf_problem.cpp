@@ -156,10 +156,19 @@ TileGrid MfGrid(const MfProblem& problem, int tiles, std::uint64_t seed) {
   return TileGrid(problem.rows, problem.cols, tiles, seed, problem.col_weights);
 }
 
-void PartitionTestSet(MfProblem& problem, const TileGrid& grid, const RankLayout& layout, int rank,
-                      const std::function<void(const std::vector<bool>&)>& keep_also) {
+namespace {
+
+// The whole test set's count and checksum, which every rank records whatever part it keeps.
+void DescribeWholeTestSet(MfProblem& problem) {
   problem.test_count = problem.test.size();
   problem.test_checksum = Crc64Of(problem.test);
+}
+
+}  // namespace
+
+void PartitionTestSet(MfProblem& problem, const TileGrid& grid, const RankLayout& layout, int rank,
+                      const std::function<void(const std::vector<bool>&)>& keep_also) {
+  DescribeWholeTestSet(problem);
   std::vector<bool> keep(problem.test.size());
   std::vector<TestRating> mine;
   problem.test_index.clear();
@@ -181,8 +190,7 @@ MfProblem WholeMfProblem(const RatingMatrix& train, std::vector<TestRating> test
   problem.rows = train.rows;
   problem.cols = train.cols;
   problem.test = std::move(test);
-  problem.test_count = problem.test.size();
-  problem.test_checksum = Crc64Of(problem.test);
+  DescribeWholeTestSet(problem);  // one process keeps it all
   for (std::size_t k = 0; k < problem.test.size(); ++k) problem.test_index.push_back(k);
   problem.col_weights.assign(train.cols, 0);
   for (const Rating& r : train.entries) problem.col_weights[r.col]++;
