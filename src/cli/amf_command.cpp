@@ -12,6 +12,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/kept_samples.hpp"
 #include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
@@ -83,11 +84,7 @@ AmfCommandOptions ParseAmf(const std::vector<std::string>& args) {
   app.add_option("--step-offset", c.step.b, "b of a(b + t)^-c")->check(Within(1e-9, 1e18));
   app.add_option("--step-decay", c.step.c, "c of a(b + t)^-c; 0 = constant")
       ->check(Within(0.0, 1.0));
-  app.add_option("--keep-samples", o.keep_samples,
-                 "save N kept draws of W and H whole into samples/, spread evenly over the "
-                 "draws after burn-in, for carousel predict (0: none)")
-      ->check(Within(0, 1 << 20))
-      ->default_str("as many as fit in 256 MiB, from 2 to 20");
+  AddKeepSamplesOption(app, o.keep_samples, "as many as fit in 256 MiB, from 2 to 20");
   AddChainOptions(app, c, o.basics);
   ParseOrThrow(app, args, "carousel amf");
   // Every factor sampler of the registry, mirrored after its update (amf_model.hpp); the
@@ -224,13 +221,8 @@ struct AmfCommand : ModelSpecDefaults {
   static void Started(Communicator& comm, Options& options, Data& data, Model& model) {
     data.fixed_cols = options.config.fixed_w.cols();
     options.config.fixed_w = Eigen::MatrixXf();  // the model keeps each rank's rows
-    if (options.config.keep_samples == 0) return;
-    RunCollectively(comm, [&] {
-      if (comm.rank() != 0) return;
-      io::EnsureDirectory(options.basics.out + "/" + io::kSamplesDir);
-      data.sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
-                                                              options.config.rank);
-    });
+    data.sample_writer = StartSampleWriter(comm, options.basics.out, options.config.keep_samples,
+                                           data.problem.rows, options.config.rank);
     model.SetSampleSink(data.sample_writer.get());
   }
 
@@ -295,13 +287,9 @@ AmfData AmfCommand::Load(Communicator& comm, Options& options, RunStart&) {
                                       io::FormatReal(config.sampler.rmsprop_lambda),
                                       "the default, 2 / training entries");
   }
-  if (options.keep_samples < 0) {
-    config.keep_samples = DefaultKeepSamples(data.problem.rows, data.problem.cols, config.rank);
-    options.basics.run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
-                                      "as many as fit in 256 MiB, from 2 to 20");
-  } else {
-    config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
-  }
+  config.keep_samples = ResolveKeepSamples(
+      options.keep_samples, DefaultKeepSamples(data.problem.rows, data.problem.cols, config.rank),
+      options.basics.run_config);
   return data;
 }
 

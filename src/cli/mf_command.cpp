@@ -11,6 +11,7 @@
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/draw_selection.hpp"
+#include "carousel/cli/kept_samples.hpp"
 #include "carousel/cli/model_pipeline.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/comm/collective.hpp"
@@ -102,11 +103,8 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--save-draws", o.save_draws,
                  "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
                  "of the input) or a count N (N users and N items picked with the seed)");
-  app.add_option("--keep-samples", o.keep_samples,
-                 "save N kept draws of W and H whole into samples/, spread evenly over the "
-                 "draws after burn-in, for carousel predict (0: none)")
-      ->check(Within(0, 1 << 20))
-      ->default_str("as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
+  AddKeepSamplesOption(app, o.keep_samples,
+                       "as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
   AddChainOptions(app, c, o.basics);
 }
 
@@ -306,16 +304,12 @@ void ResolveMfDefaultsFromData(MfCommandOptions& options, const io::LoadedMf& da
     run_config.Resolve("--rmsprop-lambda", io::FormatReal(config.sampler.rmsprop_lambda),
                        "the default, 2 / training ratings");
   }
-  if (options.keep_samples < 0) {
-    config.keep_samples =
-        IsMfGibbsReference(config.sampler.name)
-            ? 0
-            : DefaultKeepSamples(data.problem.rows, data.problem.cols, config.shape.width());
-    run_config.Resolve("--keep-samples", std::to_string(config.keep_samples),
-                       "as many as fit in 256 MiB, from 2 to 20");
-  } else {
-    config.keep_samples = static_cast<std::uint64_t>(options.keep_samples);
-  }
+  config.keep_samples = ResolveKeepSamples(
+      options.keep_samples,
+      IsMfGibbsReference(config.sampler.name)
+          ? 0
+          : DefaultKeepSamples(data.problem.rows, data.problem.cols, config.shape.width()),
+      run_config);
 }
 
 bool HasTest(const io::LoadedMf& data) {
@@ -380,13 +374,8 @@ struct MfCommand : ModelSpecDefaults {
     return std::make_unique<BpmfModel>(options.config, data.problem, std::move(data.share));
   }
   static void Started(Communicator& comm, Options& options, Data& data, Model& model) {
-    if (options.config.keep_samples == 0) return;
-    RunCollectively(comm, [&] {
-      if (comm.rank() != 0) return;
-      io::EnsureDirectory(options.basics.out + "/" + io::kSamplesDir);
-      data.sample_writer = std::make_unique<io::SampleWriter>(options.basics.out, data.problem.rows,
-                                                              options.config.shape.width());
-    });
+    data.sample_writer = StartSampleWriter(comm, options.basics.out, options.config.keep_samples,
+                                           data.problem.rows, options.config.shape.width());
     model.SetSampleSink(data.sample_writer.get());
   }
 

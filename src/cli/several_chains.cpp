@@ -5,6 +5,8 @@
 #include <fstream>
 #include <set>
 
+#include "carousel/analysis/chain_summary.hpp"
+#include "carousel/analysis/run_layout.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/error_text.hpp"
 #include "carousel/cli/resume.hpp"
@@ -18,13 +20,9 @@
 
 namespace carousel::cli {
 namespace fs = std::filesystem;
+using analysis::ChainDir;
+using analysis::kChainsManifest;
 namespace {
-
-constexpr const char* kManifest = "chains.txt";
-
-std::string ChainDir(const std::string& out, int chain) {
-  return out + "/chain-" + std::to_string(chain);
-}
 
 // `args` without the options named in `with_value` (and their values) and in `flags`.
 std::vector<std::string> StripOptions(const std::vector<std::string>& args,
@@ -81,11 +79,11 @@ void WriteManifest(const std::string& out, const Manifest& m) {
       throw UsageError("--chains", "an argument holds a line break: '" + a + "'");
     text += "arg " + a + "\n";
   }
-  io::WriteFileAtomically(out + "/" + kManifest, text);
+  io::WriteFileAtomically(out + "/" + kChainsManifest, text);
 }
 
 Manifest ReadManifest(const std::string& out) {
-  const std::string path = out + "/" + kManifest;
+  const std::string path = out + "/" + kChainsManifest;
   std::ifstream in(path);
   if (!in) throw CheckpointError(path, "cannot be read");
   Manifest m;
@@ -216,27 +214,6 @@ std::uint64_t ChainSeed(std::uint64_t seed, int chain) {
   return KeyedStream(seed, Purpose::kChainSeed, static_cast<std::uint64_t>(chain), 0).bits() >> 11;
 }
 
-std::optional<std::string> ChainDirOfDraws(const std::string& draws_file) {
-  std::error_code error;
-  const fs::path real = fs::canonical(draws_file, error);
-  if (error) return std::nullopt;
-  return real.parent_path().parent_path().string();
-}
-
-std::vector<std::string> ChainDirectories(const std::string& run) {
-  const std::string manifest = run + "/" + kManifest;
-  if (fs::exists(run + "/" + io::kModelJsonFile) || !fs::exists(manifest)) return {run};
-  std::ifstream in(manifest);
-  std::string line;
-  int chains = 0;
-  while (std::getline(in, line))
-    if (line.rfind("chains ", 0) == 0) chains = std::atoi(line.c_str() + 7);
-  if (chains < 1) throw InputError(manifest, "names no chains ('chains N' line)");
-  std::vector<std::string> runs;
-  for (int c = 1; c <= chains; ++c) runs.push_back(ChainDir(run, c));
-  return runs;
-}
-
 int ChainGroups(int ranks, int chains) {
   int groups = 1;
   for (int g = 1; g <= std::min(ranks, chains); ++g)
@@ -289,7 +266,7 @@ int RunRounds(Communicator& world, Manifest m, const std::string& out, ModelComm
     if (code != 0) return code;
     int failing = 0;
     RunCollectively(world, [&] {
-      if (world.rank() == 0) failing = static_cast<int>(VariablesFailingChecks(out));
+      if (world.rank() == 0) failing = static_cast<int>(analysis::VariablesFailingChecks(out));
     });
     failing = world.AllGatherInt(failing).front();
     if (failing == 0 || n >= m.max_iterations) {
@@ -346,7 +323,7 @@ std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<st
                                        ModelCommandFn run) {
   const std::optional<std::string> dir = ResumeDirectory(args);
   std::error_code ec;
-  if (!dir || !fs::exists(fs::path(*dir) / kManifest, ec)) return std::nullopt;
+  if (!dir || !fs::exists(fs::path(*dir) / kChainsManifest, ec)) return std::nullopt;
   Manifest manifest;
   RunCollectively(world, [&] {
     CheckOptionsAllowedOnResume(args);

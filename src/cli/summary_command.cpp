@@ -1,19 +1,20 @@
 // `carousel summary OUT`: convergence diagnostics of a run's chains, as the R package
-// posterior's summarise_draws prints them (util/mcmc_diagnostics.hpp), from the draws files
-// OUT/draws/chain-<n>.csv (io/draws_csv.hpp) or CSV files named on the command line.
+// posterior's summarise_draws prints them (analysis/chain_summary.hpp), from the draws files
+// OUT/draws/chain-<n>.csv or CSV files named on the command line; the table, the test set's
+// calibration or the held-out perplexity where the run has one, and the checks' verdict.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iterator>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
-#include "carousel/cli/chains_calibration.hpp"
-#include "carousel/cli/chains_perplexity.hpp"
+#include "carousel/analysis/chain_summary.hpp"
+#include "carousel/analysis/chains_calibration.hpp"
+#include "carousel/analysis/chains_perplexity.hpp"
+#include "carousel/analysis/run_layout.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
@@ -26,49 +27,11 @@
 namespace carousel::cli {
 namespace {
 
-namespace fs = std::filesystem;
+using analysis::kEssPerChainLimit;
+using analysis::kRhatLimit;
+using Row = analysis::VariableSummary;
 
-constexpr double kRhatLimit = 1.01;        // Vehtari et al. (2021), Sec. 4.3
-constexpr double kEssPerChainLimit = 100;  // the same: 100 per chain for bulk and tail ESS
-constexpr std::size_t kListed = 10;        // variables named per warning
-
-// The number n of a file named chain-<n>.csv, or -1.
-long long ChainNumber(const std::string& name) {
-  const std::string prefix = "chain-", suffix = ".csv";
-  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return -1;
-  const std::string digits =
-      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.size() > 18 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return -1;
-  return std::stoll(digits);
-}
-
-// The chain files of a run's output directory: DIR/draws/chain-<n>.csv (or DIR/chain-<n>.csv
-// when DIR is the draws directory itself), by chain number.
-std::vector<std::string> ChainFilesOf(const std::string& dir) {
-  const fs::path draws = fs::path(dir) / "draws";
-  std::error_code error;
-  const fs::path where = fs::is_directory(draws, error) ? draws : fs::path(dir);
-  std::vector<std::pair<long long, std::string>> found;
-  for (fs::directory_iterator it(where, error), end; !error && it != end; it.increment(error)) {
-    const long long number = ChainNumber(it->path().filename().string());
-    if (number >= 0 && it->is_regular_file(error)) found.emplace_back(number, it->path().string());
-  }
-  if (error) throw InputError(where.string(), "cannot list: " + error.message());
-  if (found.empty())
-    throw InputError(dir, "no draws files: expected " + draws.string() + "/chain-<n>.csv");
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> files;
-  for (auto& [number, path] : found) files.push_back(std::move(path));
-  return files;
-}
-
-bool IsSamplerDiagnostic(const std::string& name) {
-  return name.size() > 2 && name.compare(name.size() - 2, 2, "__") == 0 && name != "lp__";
-}
+constexpr std::size_t kListed = 10;  // variables named per warning
 
 // A number for the printed table: NA for NaN, as posterior prints it.
 std::string Cell(double value, const char* format) {
@@ -93,14 +56,6 @@ std::string CsvName(const std::string& name) {
   for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
-
-struct Row {
-  std::string name;
-  mcmc::Summary s;
-  bool checked = true;    // not one of CmdStan's sampler diagnostics
-  bool finite = true;     // no NaN or infinite draw
-  bool constant = false;  // all draws equal: no R-hat or ESS
-};
 
 const char* const kColumns[] = {"variable", "mean", "sd",       "q5",       "q50",
                                 "q95",      "rhat", "ess_bulk", "ess_tail", "mcse_mean"};
@@ -166,94 +121,6 @@ std::string Variables(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " variable" : " variables");
 }
 
-// The chain files the inputs name: a directory's chains by number, files as they are.
-std::vector<std::string> ChainFiles(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
-  for (const std::string& input : inputs) {
-    std::error_code error;
-    if (fs::is_directory(input, error)) {
-      for (std::string& f : ChainFilesOf(input)) files.push_back(std::move(f));
-    } else {
-      files.push_back(input);
-    }
-  }
-  return files;
-}
-
-// Reads every chain; their headers must agree. Notes on stderr what was left out.
-std::vector<io::DrawsCsv> ReadChains(const std::vector<std::string>& files) {
-  std::vector<io::DrawsCsv> chains;
-  for (const std::string& file : files) {
-    chains.push_back(io::ReadDrawsCsv(file));
-    const io::DrawsCsv& c = chains.back();
-    const io::DrawsCsv& first = chains.front();
-    if (c.partial_last_line)
-      std::fprintf(stderr, "carousel summary: note: %s: left out its unfinished last line\n",
-                   file.c_str());
-    if (c.columns == first.columns) continue;
-    std::size_t j = 0;
-    while (j < c.columns.size() && j < first.columns.size() && c.columns[j] == first.columns[j])
-      ++j;
-    const auto name = [j](const io::DrawsCsv& d) {
-      return j < d.columns.size() ? "'" + d.columns[j] + "'" : std::string("none");
-    };
-    throw InputError(file + ":" + std::to_string(c.header_line),
-                     "the header differs from that of " + first.path + ": column " +
-                         std::to_string(j + 1) + " is " + name(c) + " here and " + name(first) +
-                         " there");
-  }
-  return chains;
-}
-
-// The draws per chain that all chains have; throws when no more than `warmup`.
-std::size_t CommonDraws(const std::vector<io::DrawsCsv>& chains, std::size_t warmup) {
-  const auto [shortest, longest] = std::minmax_element(
-      chains.begin(), chains.end(),
-      [](const io::DrawsCsv& a, const io::DrawsCsv& b) { return a.draws() < b.draws(); });
-  const std::size_t draws = shortest->draws();
-  if (draws == 0) throw InputError(shortest->path, "no draws");
-  if (draws <= warmup)
-    throw InputError(shortest->path, "only " + std::to_string(draws) +
-                                         " draws, not more than --warmup " +
-                                         std::to_string(warmup));
-  if (longest->draws() > draws)
-    std::fprintf(stderr,
-                 "carousel summary: note: the chains have %zu to %zu draws; using the first %zu "
-                 "of each\n",
-                 draws, longest->draws(), draws);
-  return draws;
-}
-
-// One row per column, from draws [warmup, draws) of every chain.
-std::vector<Row> SummarizeColumns(const std::vector<io::DrawsCsv>& chains, std::size_t warmup,
-                                  std::size_t draws) {
-  std::vector<Row> rows;
-  const std::vector<std::string>& columns = chains.front().columns;
-  for (std::size_t j = 0; j < columns.size(); ++j) {
-    mcmc::Chains x;
-    for (const io::DrawsCsv& c : chains)
-      x.emplace_back(c.values[j].begin() + static_cast<std::ptrdiff_t>(warmup),
-                     c.values[j].begin() + static_cast<std::ptrdiff_t>(draws));
-    Row r;
-    r.name = columns[j];
-    r.s = mcmc::Summarize(x);
-    r.checked = !IsSamplerDiagnostic(r.name);
-    r.finite = mcmc::AllFinite(x);
-    r.constant = r.finite && mcmc::IsConstant(x);
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-// Whether a checked variable fails the checks (Vehtari et al. 2021: R-hat at most 1.01, bulk
-// and tail ESS at least 100 per chain): draws that are not all finite do; a constant one
-// (R-hat and ESS undefined) does not.
-bool Fails(const Row& r, double ess_limit) {
-  if (!r.finite) return true;
-  if (r.constant) return false;
-  return !(r.s.rhat <= kRhatLimit) || !(r.s.ess_bulk >= ess_limit) || !(r.s.ess_tail >= ess_limit);
-}
-
 // The warnings and the verdict. CmdStan's sampler diagnostics (names ending in __, but lp__)
 // are not checked.
 void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
@@ -267,7 +134,7 @@ void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
       continue;
     }
     ++checked;
-    failing += Fails(r, ess_limit) ? 1 : 0;
+    failing += analysis::FailsChecks(r, chains) ? 1 : 0;
     if (!r.finite) {
       not_finite.emplace_back(r.name, "");
       continue;
@@ -310,15 +177,24 @@ void PrintChecks(const std::vector<Row>& rows, std::size_t chains) {
         failing, Variables(checked).c_str());
 }
 
-}  // namespace
-
-std::size_t VariablesFailingChecks(const std::string& out) {
-  const std::vector<io::DrawsCsv> chains = ReadChains(ChainFiles({out}));
-  const std::vector<Row> rows = SummarizeColumns(chains, 0, CommonDraws(chains, 0));
-  const double ess_limit = kEssPerChainLimit * static_cast<double>(chains.size());
-  return static_cast<std::size_t>(std::count_if(
-      rows.begin(), rows.end(), [&](const Row& r) { return r.checked && Fails(r, ess_limit); }));
+// Notes on stderr what the summary leaves out: unfinished last lines, and the draws of the
+// longer chains beyond the shortest's.
+void NoteUnevenChains(const std::vector<io::DrawsCsv>& chains, std::size_t draws) {
+  std::size_t longest = draws;
+  for (const io::DrawsCsv& c : chains) {
+    if (c.partial_last_line)
+      std::fprintf(stderr, "carousel summary: note: %s: left out its unfinished last line\n",
+                   c.path.c_str());
+    longest = std::max(longest, c.draws());
+  }
+  if (longest > draws)
+    std::fprintf(stderr,
+                 "carousel summary: note: the chains have %zu to %zu draws; using the first %zu "
+                 "of each\n",
+                 draws, longest, draws);
 }
+
+}  // namespace
 
 int RunSummaryCommand(const std::vector<std::string>& args) {
   CLI::App app{
@@ -341,10 +217,11 @@ int RunSummaryCommand(const std::vector<std::string>& args) {
   app.add_option("--warmup", warmup, "leave out the first N draws of every chain")->type_name("N");
   ParseOrThrow(app, args, "carousel summary");
 
-  const std::vector<std::string> files = ChainFiles(inputs);
-  const std::vector<io::DrawsCsv> chains = ReadChains(files);
-  const std::size_t draws = CommonDraws(chains, warmup);
-  const std::vector<Row> rows = SummarizeColumns(chains, warmup, draws);
+  const std::vector<std::string> files = analysis::ChainDrawsFiles(inputs);
+  const std::vector<io::DrawsCsv> chains = analysis::ReadChainDraws(files);
+  const std::size_t draws = analysis::CommonDraws(chains, warmup);
+  NoteUnevenChains(chains, draws);
+  const std::vector<Row> rows = analysis::SummarizeVariables(chains, warmup, draws);
 
   const std::size_t m = chains.size();
   const std::size_t kept = draws - warmup;
@@ -369,13 +246,14 @@ int RunSummaryCommand(const std::vector<std::string>& args) {
     io::WriteFileAtomically(csv, CsvTable(rows, comments));
   }
   if (const std::optional<PredictiveCalibration> calibration =
-          ChainsCalibration(files, chains, warmup))
+          analysis::ChainsCalibration(files, chains, warmup))
     std::printf(
         "\ncalibration on the test set (the chains' predictions pooled, with the noise "
         "1/tau): %s\n",
         DescribeCalibration(*calibration).c_str());
-  if (const std::optional<ChainsPerplexity> perplexity = PerplexityOfChains(files))
-    std::printf("\n%s\n", DescribePerplexity(*perplexity).c_str());
+  if (const std::optional<analysis::ChainsPerplexity> perplexity =
+          analysis::PerplexityOfChains(files))
+    std::printf("\n%s\n", analysis::DescribePerplexity(*perplexity).c_str());
   PrintChecks(rows, m);
   return 0;  // mixed or not: the verdict is the last line
 }

@@ -52,10 +52,6 @@ int RunCorpusCommand(const std::vector<std::string>& args);
 // MPI): rank-normalised split R-hat, bulk and tail ESS, and warnings.
 int RunSummaryCommand(const std::vector<std::string>& args);
 
-// How many of the variables in the draws of the run OUT fail carousel summary's checks (0:
-// the chains mixed).
-std::size_t VariablesFailingChecks(const std::string& out);
-
 // carousel predict --run OUT --pairs FILE: posterior predictive mean, sd and interval of
 // (user, item) pairs from the samples a finished `carousel mf --keep-samples` run saved (one
 // process, no MPI).

@@ -32,16 +32,6 @@ std::uint64_t ChainSeed(std::uint64_t seed, int chain);
 // How many groups of ranks run chains concurrently (see the header).
 int ChainGroups(int ranks, int chains);
 
-// The output directory of the chain whose draws file is `draws_file` (DIR/draws/chain-1.csv
-// of a single run, or OUT/draws/chain-c.csv, a link into OUT/chain-c/draws/), where its
-// trace.csv and predictions.csv are; nothing when the file cannot be resolved.
-std::optional<std::string> ChainDirOfDraws(const std::string& draws_file);
-
-// The run directories of a finished run's --out: OUT itself for a run of one chain, or
-// OUT/chain-1 ... OUT/chain-C for a run of several (OUT/chains.txt), for the commands that
-// read a run (carousel predict, carousel lda infer) and pool its chains.
-std::vector<std::string> ChainDirectories(const std::string& run);
-
 struct SeveralChains {
   std::string command;  // "mf"
   int chains = 1;

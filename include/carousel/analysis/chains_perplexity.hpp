@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace carousel::cli {
+namespace carousel::analysis {
 
 struct ChainsPerplexity {
   std::vector<double> per_chain;
@@ -24,4 +24,4 @@ std::optional<ChainsPerplexity> PerplexityOfChains(const std::vector<std::string
 // error 1.2 across the 2 chains".
 std::string DescribePerplexity(const ChainsPerplexity& p);
 
-}  // namespace carousel::cli
+}  // namespace carousel::analysis

@@ -11,7 +11,7 @@
 #include "carousel/io/draws_csv.hpp"
 #include "carousel/model/bpmf/predictive_calibration.hpp"
 
-namespace carousel::cli {
+namespace carousel::analysis {
 
 // Nothing unless every chain has a predictions.csv (user,item,rating,mean,sd) of the same
 // test ratings and a tau column in its draws; `warmup` draws of each chain are left out of
@@ -20,4 +20,4 @@ std::optional<PredictiveCalibration> ChainsCalibration(const std::vector<std::st
                                                        const std::vector<io::DrawsCsv>& chains,
                                                        std::size_t warmup);
 
-}  // namespace carousel::cli
+}  // namespace carousel::analysis

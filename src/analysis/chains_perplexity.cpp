@@ -1,4 +1,4 @@
-#include "carousel/cli/chains_perplexity.hpp"
+#include "carousel/analysis/chains_perplexity.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "carousel/cli/several_chains.hpp"
+#include "carousel/analysis/run_layout.hpp"
 
-namespace carousel::cli {
+namespace carousel::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,4 +78,4 @@ std::string DescribePerplexity(const ChainsPerplexity& p) {
   return text;
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::analysis

@@ -1,4 +1,4 @@
-#include "carousel/cli/chains_calibration.hpp"
+#include "carousel/analysis/chains_calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "carousel/cli/several_chains.hpp"
+#include "carousel/analysis/run_layout.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -110,4 +110,4 @@ std::optional<PredictiveCalibration> ChainsCalibration(const std::vector<std::st
   return CalibrationOf(pooled.rating, pooled.mean, pooled.sd, inverse_tau_sum / draws);
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::analysis
