@@ -169,6 +169,15 @@ std::string JoinArgs(const std::vector<std::string>& args) {
   return s;
 }
 
+std::vector<std::pair<std::string, std::string>> RunHeadLines(const std::string& command,
+                                                              const std::vector<std::string>& args,
+                                                              int ranks, int tiles) {
+  return {{"carousel", kVersion},
+          {"command", "carousel " + command + " " + JoinArgs(args)},
+          {"ranks", std::to_string(ranks)},
+          {"tiles", std::to_string(tiles)}};
+}
+
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
                     const std::string& out) {
   if (rank == 0)

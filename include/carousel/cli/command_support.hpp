@@ -188,8 +188,7 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
   if (o.max_iterations == 0) {
     o.max_iterations = kAutoIterationsCap * c.iterations;
     o.run_config.Resolve("--max-iterations", std::to_string(o.max_iterations),
-                         "the default, " + std::to_string(kAutoIterationsCap) +
-                             " x --iterations");
+                         "the default, " + std::to_string(kAutoIterationsCap) + " x --iterations");
   }
   if (o.auto_iterations && o.max_iterations < c.iterations)
     throw UsageError("--max-iterations",
@@ -203,6 +202,12 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 }
 
 std::string JoinArgs(const std::vector<std::string>& args);
+
+// The lines every model run's configuration starts with: carousel's version, the command line
+// (`carousel <command>` and `args`), the ranks and the tiles.
+std::vector<std::pair<std::string, std::string>> RunHeadLines(const std::string& command,
+                                                              const std::vector<std::string>& args,
+                                                              int ranks, int tiles);
 
 // This rank's share of the corpus a topic-model command reads (--corpus, --vocab,
 // --corpus-format; io/corpus_loader.hpp) on the tile grid of `tiles` blocks keyed by `seed`;
