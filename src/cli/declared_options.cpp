@@ -21,4 +21,8 @@ void AddDeclaredCheck(CLI::Option& option, const OptionInfo& info) {
   }
 }
 
+void RecordDefaults(RunConfig& run_config, const std::vector<ResolvedDefault>& chosen) {
+  for (const ResolvedDefault& d : chosen) run_config.Resolve(d.flag, d.value, d.how);
+}
+
 }  // namespace carousel::cli

@@ -44,8 +44,7 @@ DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
   o.argv = SelfContainedArgs(app, args);
   o.config.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
                                                     : StratumSchedule::Kind::kCyclic;
-  for (const ResolvedDefault& d : ResolveDpmixOptions(o))
-    o.basics.run_config.Resolve(d.flag, d.value, d.how);
+  RecordDefaults(o.basics.run_config, ResolveDpmixOptions(o));
   if (o.basics.resume.empty() && o.corpus.empty())
     throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
   return o;

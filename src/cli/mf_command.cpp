@@ -10,6 +10,7 @@
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
+#include "carousel/cli/declared_options.hpp"
 #include "carousel/cli/draw_selection.hpp"
 #include "carousel/cli/kept_samples.hpp"
 #include "carousel/cli/model_pipeline.hpp"
@@ -103,8 +104,9 @@ void AddOptions(CLI::App& app, MfCommandOptions& o) {
   app.add_option("--save-draws", o.save_draws,
                  "factors whose every kept draw goes to draws/: \"users=1,5,9 items=3\" (ids "
                  "of the input) or a count N (N users and N items picked with the seed)");
-  AddKeepSamplesOption(app, o.keep_samples,
-                       "as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
+  OptionDeclarer declare(app);
+  DeclareKeepSamples(declare, o.keep_samples,
+                     "as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
   AddChainOptions(app, c, o.basics);
 }
 
@@ -304,12 +306,14 @@ void ResolveMfDefaultsFromData(MfCommandOptions& options, const io::LoadedMf& da
     run_config.Resolve("--rmsprop-lambda", io::FormatReal(config.sampler.rmsprop_lambda),
                        "the default, 2 / training ratings");
   }
+  std::vector<ResolvedDefault> chosen;
   config.keep_samples = ResolveKeepSamples(
       options.keep_samples,
       IsMfGibbsReference(config.sampler.name)
           ? 0
           : DefaultKeepSamples(data.problem.rows, data.problem.cols, config.shape.width()),
-      run_config);
+      chosen);
+  RecordDefaults(run_config, chosen);
 }
 
 bool HasTest(const io::LoadedMf& data) {

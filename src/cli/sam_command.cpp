@@ -76,8 +76,8 @@ struct SamCommand : ModelSpecDefaults {
         throw InputError(data.share.path, "no training documents with a kept word (" +
                                               std::to_string(data.sam.corpus.vocabulary.size()) +
                                               " words kept; widen --min-df/--max-df)");
-      for (const ResolvedDefault& d : ResolveSamStep(options, data.survey.counts.train_documents))
-        options.basics.run_config.Resolve(d.flag, d.value, d.how);
+      RecordDefaults(options.basics.run_config,
+                     ResolveSamStep(options, data.survey.counts.train_documents));
     });
     return data;
   }

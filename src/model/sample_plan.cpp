@@ -1,5 +1,7 @@
 #include "carousel/model/sample_plan.hpp"
 
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,6 +59,14 @@ std::uint64_t DefaultKeepSamples(std::uint64_t rows, std::uint64_t cols, int wid
   const double sample_bytes = static_cast<double>(rows + cols) * width * sizeof(float);
   const double fit = sample_bytes > 0 ? std::floor(kBudgetBytes / sample_bytes) : 20.0;
   return static_cast<std::uint64_t>(std::clamp(fit, 2.0, 20.0));
+}
+
+std::uint64_t ResolveKeepSamples(long long given, std::uint64_t from_data,
+                                 std::vector<ResolvedDefault>& chosen) {
+  if (given >= 0) return static_cast<std::uint64_t>(given);
+  chosen.push_back(
+      {"--keep-samples", std::to_string(from_data), "as many as fit in 256 MiB, from 2 to 20"});
+  return from_data;
 }
 
 }  // namespace carousel

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "carousel/cli/command_support.hpp"
+#include "carousel/cli/run_config.hpp"
 #include "carousel/cli/sampler_options.hpp"
 #include "carousel/util/option_info.hpp"
 
@@ -15,6 +16,9 @@ namespace carousel::cli {
 
 // The parser's check of an option declared with `info`'s bounds (none for kNone).
 void AddDeclaredCheck(CLI::Option& option, const OptionInfo& info);
+
+// Records for config.toml the defaults a model's rules chose.
+void RecordDefaults(RunConfig& run_config, const std::vector<ResolvedDefault>& chosen);
 
 class OptionDeclarer {
  public:
@@ -37,6 +41,12 @@ class OptionDeclarer {
   void Samplers(SamplerOptions& options, BlockKind kind,
                 const std::vector<std::string>& extra_names = {}) {
     AddSamplerOptions(app_, options, kind, extra_names);
+  }
+
+  // The default --help shows for an option declared elsewhere (a sampler's), where this
+  // model's default differs from the registry's.
+  void Show(const std::string& flag, const std::string& text) {
+    app_.get_option(flag)->default_str(text);
   }
 
  private:

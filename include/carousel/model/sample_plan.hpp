@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "carousel/model/tile_model.hpp"
+#include "carousel/util/option_info.hpp"
 
 namespace carousel {
 
@@ -34,5 +35,20 @@ std::vector<std::uint64_t> SpreadSamples(const ChainOptions& options, std::uint6
 // at least 2 (so that predict gives an sd) and at most 20. ml-100k: 20; Netflix's 480,189 +
 // 17,770 rows at K = 32 (65.7 MB a sample): 4; at K = 10: 12.
 std::uint64_t DefaultKeepSamples(std::uint64_t rows, std::uint64_t cols, int width);
+
+// --keep-samples of mf and amf (util/option_info.hpp), into `keep` (< 0 until given);
+// `shown` is the default --help shows.
+template <class Declare>
+void DeclareKeepSamples(Declare& declare, long long& keep, const char* shown) {
+  declare(keep, "--keep-samples",
+          "save N kept draws of W and H whole into samples/, spread evenly over the draws after "
+          "burn-in, for carousel predict (0: none)",
+          opt::Within(0, 1 << 20), opt::Shown(shown));
+}
+
+// The number of samples to keep: `given` where it is (>= 0), else `from_data`
+// (DefaultKeepSamples, or 0 where the sampler keeps none), a default it adds to `chosen`.
+std::uint64_t ResolveKeepSamples(long long given, std::uint64_t from_data,
+                                 std::vector<ResolvedDefault>& chosen);
 
 }  // namespace carousel
