@@ -49,6 +49,12 @@ class OptionDeclarer {
     app_.get_option(flag)->default_str(text);
   }
 
+  // The help of an option declared elsewhere (a chain option's), where this model's default
+  // differs from the one it describes.
+  void Describe(const std::string& flag, const std::string& help) {
+    app_.get_option(flag)->description(help);
+  }
+
  private:
   CLI::App& app_;
 };
