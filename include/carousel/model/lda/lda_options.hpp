@@ -39,7 +39,7 @@ inline constexpr RunFraction kLdaBurnInAtMost{3, 4, "3/4"};
 inline constexpr RunFraction kLdaBurnInAtLeast{1, 2, "half"};
 // Checkpoints written before the burn-in followed the tiles omit it where it was the
 // default of then, min(100, iterations / 2); their command line must parse to that value.
-inline constexpr std::uint64_t kBurnInOfUnrecordedCheckpoints = 100;
+inline constexpr std::uint64_t kLdaBurnInOfUnrecordedCheckpoints = 100;
 
 // Default --eval-every: 5 passes over the data, 5 x --tiles iterations. Every evaluation
 // after burn-in keeps a draw (--thin follows --eval-every), and the posterior means that
@@ -55,7 +55,7 @@ struct LdaOptions {
   LdaOptions() {
     config.tiles = 0;  // one tile per rank, resolved once the rank count is known
     // A fresh run resolves its burn-in from the tiles (kLdaBurnInPasses).
-    config.burn_in = kBurnInOfUnrecordedCheckpoints;
+    config.burn_in = kLdaBurnInOfUnrecordedCheckpoints;
   }
   std::string corpus, vocab;
   std::string format = "auto";
