@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <optional>
 
+#include "carousel/analysis/model_json_reader.hpp"
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
@@ -15,58 +14,8 @@
 namespace carousel::analysis {
 namespace {
 
-namespace fs = std::filesystem;
-
-// Reads model.json's members, naming the file, line and key when one is missing or wrong.
-class ModelJson {
- public:
-  explicit ModelJson(std::string path)
-      : path_(std::move(path)), root_(io::ParseJson(io::ReadWholeFile(path_), path_)) {
-    if (root_.kind != io::JsonValue::Kind::kObject) Fail(root_, "is not a JSON object");
-  }
-  const io::JsonValue& root() const { return root_; }
-
-  [[noreturn]] void Fail(const io::JsonValue& at, const std::string& problem) const {
-    throw InputError(path_ + ":" + std::to_string(at.line), problem);
-  }
-  const io::JsonValue& Member(const io::JsonValue& object, const std::string& key) const {
-    const io::JsonValue* value = object.Find(key);
-    if (!value) Fail(object, "no '" + key + "' (not a model.json of carousel mf or amf?)");
-    return *value;
-  }
-  std::uint64_t Unsigned(const io::JsonValue& object, const std::string& key,
-                         std::uint64_t most) const {
-    const io::JsonValue& value = Member(object, key);
-    const std::optional<std::uint64_t> n = value.AsUnsigned();
-    if (!n || *n > most)
-      Fail(value, "'" + key + "' is not an integer from 0 to " + std::to_string(most));
-    return *n;
-  }
-  float Real(const io::JsonValue& object, const std::string& key) const {
-    const io::JsonValue& value = Member(object, key);
-    const std::optional<double> x = value.AsDouble();
-    if (!x || !std::isfinite(static_cast<float>(*x)))
-      Fail(value, "'" + key + "' is not a finite number");
-    return static_cast<float>(*x);
-  }
-  bool Boolean(const io::JsonValue& object, const std::string& key) const {
-    const io::JsonValue& value = Member(object, key);
-    if (value.kind != io::JsonValue::Kind::kBool) Fail(value, "'" + key + "' is not true or false");
-    return value.boolean;
-  }
-  std::string String(const io::JsonValue& object, const std::string& key) const {
-    const io::JsonValue& value = Member(object, key);
-    if (value.kind != io::JsonValue::Kind::kString) Fail(value, "'" + key + "' is not a string");
-    return value.text;
-  }
-
- private:
-  std::string path_;
-  io::JsonValue root_;
-};
-
 // mf's: the global mean, the clipping range, the noise and the shape.
-SavedFactorRuns ReadMfFacts(const ModelJson& json) {
+SavedFactorRuns ReadMfFacts(const ModelJsonReader& json) {
   const io::JsonValue& root = json.root();
   SavedFactorRuns m;
   m.mu = json.Real(root, "mu");
@@ -85,7 +34,7 @@ SavedFactorRuns ReadMfFacts(const ModelJson& json) {
 }
 
 // amf's: alpha, the likelihood and the shape (W rows x K, H columns x K, no biases).
-SavedFactorRuns ReadAmfFacts(const ModelJson& json) {
+SavedFactorRuns ReadAmfFacts(const ModelJsonReader& json) {
   const io::JsonValue& root = json.root();
   SavedFactorRuns m;
   m.amf = true;
@@ -105,7 +54,7 @@ SavedFactorRuns ReadAmfFacts(const ModelJson& json) {
 }
 
 // The saved samples' iterations and files, which every model lists alike.
-void ReadSampleFiles(const ModelJson& json, const std::string& run, SavedFactorRuns& m) {
+void ReadSampleFiles(const ModelJsonReader& json, const std::string& run, SavedFactorRuns& m) {
   const io::JsonValue& root = json.root();
   const std::string command = m.amf ? "carousel amf" : "carousel mf";
   if (json.String(root, "sample_dtype") != "float32")
@@ -123,25 +72,10 @@ void ReadSampleFiles(const ModelJson& json, const std::string& run, SavedFactorR
 }
 
 SavedFactorRuns ReadModel(const std::string& run) {
-  if (!fs::is_directory(run))
-    throw InputError(run,
-                     "not a directory; --run must be the --out directory of a finished carousel "
-                     "mf or amf run");
-  const std::string path = run + "/" + io::kModelJsonFile;
-  if (!fs::exists(path)) {
-    throw InputError(path,
-                     "not found; --run must be the --out directory of a finished carousel mf or "
-                     "amf run (model.json is written when the run ends)");
-  }
-  const ModelJson json(path);
-  const io::JsonValue& root = json.root();
-  const std::string format = json.String(root, "format");
-  if (format != "carousel mf model" && format != "carousel amf model")
-    json.Fail(root, "is not a carousel mf or amf model description");
-  if (const std::uint64_t version = json.Unsigned(root, "format_version", 1u << 30); version != 1)
-    json.Fail(root, "format version " + std::to_string(version) +
-                        " is not one this carousel reads (1); use the carousel that wrote it");
-  SavedFactorRuns m = format == "carousel amf model" ? ReadAmfFacts(json) : ReadMfFacts(json);
+  const ModelJsonReader json(run, {"carousel mf model", "carousel amf model"},
+                             "carousel mf or amf");
+  SavedFactorRuns m =
+      json.format() == "carousel amf model" ? ReadAmfFacts(json) : ReadMfFacts(json);
   ReadSampleFiles(json, run, m);
   return m;
 }

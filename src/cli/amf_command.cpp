@@ -88,12 +88,8 @@ struct AmfCommand : ModelSpecDefaults {
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
-                                                                   int ranks, const Data& data,
-                                                                   const Model&) {
-    auto lines = RunHeadLines(kName, options.argv, ranks, options.config.tiles);
-    for (auto& line : AmfConfigurationLines(options, data.problem, data.dense, data.fixed_cols))
-      lines.push_back(std::move(line));
-    return lines;
+                                                                   const Data& data, const Model&) {
+    return AmfConfigurationLines(options, data.problem, data.dense, data.fixed_cols);
   }
 
   static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {

@@ -81,12 +81,8 @@ struct DpmixCommand : ModelSpecDefaults {
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
-                                                                   int ranks, const Data& data,
-                                                                   const Model&) {
-    auto lines = RunHeadLines(kName, options.argv, ranks, options.config.tiles);
-    for (auto& line : DpmixConfigurationLines(options, data.share, data.survey))
-      lines.push_back(std::move(line));
-    return lines;
+                                                                   const Data& data, const Model&) {
+    return DpmixConfigurationLines(options, data.share, data.survey);
   }
 
   // Without held-out observations the log predictive is not defined: trace.csv's log_pred

@@ -129,12 +129,9 @@ struct LdaCommand : ModelSpecDefaults {
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
-                                                                   int ranks, const Data& data,
+                                                                   const Data& data,
                                                                    const Model& model) {
-    auto lines = RunHeadLines(kName, options.argv, ranks, options.config.tiles);
-    for (auto& line : LdaConfigurationLines(options.config, data.share, model.counts()))
-      lines.push_back(std::move(line));
-    return lines;
+    return LdaConfigurationLines(options.config, data.share, model.counts());
   }
 
   // Without held-out test words, say so once, not "nan" at every evaluation.

@@ -49,6 +49,7 @@ std::string Usage() {
   text += Entry("gen lda", "a synthetic corpus with known topics");
   text += Entry("corpus", "raw text, one document per line, to a corpus for lda");
   text += Entry("lda infer", "topics of new documents given a finished lda run (one process)");
+  text += Entry("sam infer", "topic proportions of new documents given a finished sam run");
   text += Entry("predict", "ratings of (user, item) pairs from an mf run's saved samples");
   text += Entry("summary", "convergence diagnostics of a run's chains (R-hat, ESS)");
   text += Entry("samplers", "the samplers, the models they run on and their papers");

@@ -162,9 +162,8 @@ struct MfCommand : ModelSpecDefaults {
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
-                                                                   int ranks, const Data& data,
-                                                                   const Model&) {
-    return MfComments(options, ranks, data);
+                                                                   const Data& data, const Model&) {
+    return MfConfigurationLines(options, data);
   }
 
   static void Note(const Options&, const Data& data, const Model&) {

@@ -31,7 +31,8 @@ SamCommandOptions ParseSam(const std::vector<std::string>& args) {
   SamCommandOptions o;
   CLI::App app{
       "carousel sam: the spherical admixture model of tf-idf vectors by distributed "
-      "geodesic SG-MCMC (Liu, Zhu and Song 2016)",
+      "geodesic SG-MCMC (Liu, Zhu and Song 2016)\n"
+      "(carousel sam infer --help: topic proportions of new documents given a finished run)",
       "carousel sam"};
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
@@ -87,13 +88,8 @@ struct SamCommand : ModelSpecDefaults {
   }
 
   static std::vector<std::pair<std::string, std::string>> Comments(const Options& options,
-                                                                   int ranks, const Data& data,
-                                                                   const Model&) {
-    auto lines = RunHeadLines(kName, options.argv, ranks, options.config.tiles);
-    for (auto& line :
-         SamConfigurationLines(options, data.share, data.sam.corpus, data.survey.counts))
-      lines.push_back(std::move(line));
-    return lines;
+                                                                   const Data& data, const Model&) {
+    return SamConfigurationLines(options, data.share, data.sam.corpus, data.survey.counts);
   }
 
   static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
@@ -119,12 +115,12 @@ void SamCommand::Finish(Communicator& comm, const Options& options, const Data& 
     const std::string& out = options.basics.out;
     const std::size_t V = data.sam.corpus.vocabulary.size();
     io::WriteSamTopics(out, end.comments, directions, static_cast<std::size_t>(config.topics),
-                       data.sam.corpus.vocabulary, data.share.vocab);
+                       data.sam.corpus, data.share.vocab);
     std::vector<std::uint32_t> held_out = data.survey.held_out.ids;
     std::sort(held_out.begin(), held_out.end());
     io::WriteHeldOut(out + "/heldout.txt", end.comments, held_out);
     io::RunModelJson description = RunDescription(kName, options.sampler.name, config.chain());
-    DescribeSamRun(config, V, description);
+    DescribeSamRun(config, V, model.trace().back().theta_step, description);
     io::WriteRunModelJson(out, description);
     const SamTraceRow& last = model.trace().back();
     std::printf(
@@ -143,6 +139,8 @@ void SamCommand::Finish(Communicator& comm, const Options& options, const Data& 
 }  // namespace
 
 int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "infer")
+    return RunSamInferCommand(comm, {args.begin() + 1, args.end()});
   return RunModelCommand<SamCommand>(comm, args);
 }
 

@@ -127,9 +127,9 @@ struct ToyCommand : ModelSpecDefaults {
   static std::unique_ptr<Model> Make(Options& o, Data&) {
     return std::make_unique<ToyModel>(o.config);
   }
-  static std::vector<std::pair<std::string, std::string>> Comments(const Options& o, int,
-                                                                   const Data&, const Model&) {
-    return {{"command", "carousel toy " + JoinArgs(o.argv)}};
+  static std::vector<std::pair<std::string, std::string>> Comments(const Options&, const Data&,
+                                                                   const Model&) {
+    return {};
   }
   static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
     std::string text = comments + "iter,seconds,x,samples\n";

@@ -50,6 +50,9 @@ TEST(TfIdf, HandComputedValues) {
   const double a = 1 * std::log(10.0 / 2.0), b = 3 * std::log(10.0 / 3.0),
                c = 2 * std::log(10.0 / 2.0);
   const double norm = std::sqrt(a * a + b * b + c * c);
+  // Each kept word's idf, log(D / (1 + df)), by new id (what `carousel sam infer` reads).
+  EXPECT_EQ(t.idf, (std::vector<double>{std::log(10.0 / 2.0), std::log(10.0 / 3.0),
+                                        std::log(10.0 / 2.0)}));
   ASSERT_EQ(t.doc_start[0], 0u);
   ASSERT_EQ(t.doc_start[1], 3u);
   EXPECT_EQ(t.word[0], 0u);

@@ -34,6 +34,10 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args);
 // on one process (refused with exit code 2 on more).
 int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args);
 
+// carousel sam infer --run OUT --corpus FILE: topic proportions of new documents given a
+// finished `carousel sam` run (one process).
+int RunSamInferCommand(Communicator& comm, const std::vector<std::string>& args);
+
 // carousel sam [options]: the spherical admixture model by distributed geodesic SG-MCMC.
 int RunSamCommand(Communicator& comm, const std::vector<std::string>& args);
 

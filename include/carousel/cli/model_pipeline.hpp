@@ -9,7 +9,8 @@
 //   RunInstead(comm, o, d)         a command that is not a chain of the engine (mf's gibbs)
 //   Make(o, d) -> unique_ptr<Model>, Check(model, d)   the model, checked once attached
 //   Started(comm, o, d, model)     what the model needs once it runs (sample sinks)
-//   Comments(o, ranks, d, model)   the run's configuration, the '#' lines of every output
+//   Comments(o, d, model)          the model's lines of the run's configuration, the '#' lines
+//                                  of every output, after those every run starts with
 //   Note(o, d, model)              a note before the first iteration (rank 0, not --quiet)
 //   WriteTrace(path, comments, model), Draws(model), Status(model, d)   while it runs
 //   Finish(comm, o, d, model, end) the outputs and the closing lines
@@ -66,6 +67,17 @@ struct ModelSpecDefaults {
   static void Note(const Options&, const Data&, const Model&) {}
 };
 
+// The run's configuration, the '#' lines of every output: the lines every run starts with
+// (RunHeadLines: version, command line, ranks, tiles), then the model's.
+template <class Spec>
+std::vector<std::pair<std::string, std::string>> RunConfiguration(
+    const typename Spec::Options& options, int ranks, const typename Spec::Data& data,
+    const typename Spec::Model& model) {
+  auto lines = RunHeadLines(Spec::kName, options.argv, ranks, options.config.tiles);
+  for (auto& line : Spec::Comments(options, data, model)) lines.push_back(std::move(line));
+  return lines;
+}
+
 // Runs the model command `Spec` (see the header): one chain, or --chains C of them.
 template <class Spec>
 int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
@@ -90,7 +102,8 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   Model& model = *chain.model;
   Spec::Started(comm, options, data, model);
 
-  const std::string comments = io::CommentBlock(Spec::Comments(options, comm.size(), data, model));
+  const std::string comments =
+      io::CommentBlock(RunConfiguration<Spec>(options, comm.size(), data, model));
   const std::string trace_path = options.basics.out + "/trace.csv";
   const DrawsOutput draws{options.basics.out, std::string("carousel ") + Spec::kName,
                           options.config.chain(), comments};

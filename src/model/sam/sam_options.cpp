@@ -75,13 +75,16 @@ std::string SamStatus(const SamTraceRow& row) {
   return std::string(status);
 }
 
-void DescribeSamRun(const SamConfig& config, std::size_t V, io::RunModelJson& description) {
+void DescribeSamRun(const SamConfig& config, std::size_t V, double theta_step,
+                    io::RunModelJson& description) {
   description.facts = {
       {"topics", std::to_string(config.topics)}, {"alpha", io::JsonNumber(config.alpha)},
       {"sigma", io::JsonNumber(config.sigma)},   {"kappa0", io::JsonNumber(config.kappa0)},
-      {"kappa1", io::JsonNumber(config.kappa1)}, {"vocabulary", std::to_string(V)}};
+      {"kappa1", io::JsonNumber(config.kappa1)}, {"vocabulary", std::to_string(V)},
+      {"theta_step", io::JsonNumber(theta_step)}};
   description.files = {{"topic_vectors", "topic_vectors.npy"},
                        {"words", "words.txt"},
+                       {"idf", "idf.npy"},
                        {"topics", "topics.txt"},
                        {"held_out_documents", "heldout.txt"}};
 }

@@ -30,9 +30,11 @@ void WriteSamTrace(const std::string& path, const std::string& comments,
 
 void WriteSamTopics(const std::string& out, const std::string& comments,
                     const std::vector<double>& directions, std::size_t topics,
-                    const std::vector<std::uint32_t>& kept, const std::vector<std::string>& vocab) {
+                    const TfIdfCorpus& corpus, const std::vector<std::string>& vocab) {
+  const std::vector<std::uint32_t>& kept = corpus.vocabulary;
   const std::size_t V = kept.size();
   WriteNpy(out + "/topic_vectors.npy", directions.data(), {topics, V});
+  WriteNpy(out + "/idf.npy", corpus.idf.data(), {V});
   std::vector<std::string> names(V);
   for (std::size_t w = 0; w < V; ++w)
     names[w] = kept[w] < vocab.size() ? vocab[kept[w]] : std::to_string(kept[w] + 1);

@@ -78,7 +78,7 @@ TfIdfCorpus BuildTfIdf(const Corpus& corpus, const std::vector<std::uint32_t>& d
   // New ids in ascending original order, and each kept word's idf.
   constexpr std::uint32_t kDropped = 0xffffffffu;
   std::vector<std::uint32_t> new_id(corpus.vocabulary, kDropped);
-  std::vector<double> idf;
+  std::vector<double>& idf = out.idf;
   for (std::uint32_t v = 0; v < corpus.vocabulary; ++v) {
     if (!keep[v]) continue;
     new_id[v] = static_cast<std::uint32_t>(out.vocabulary.size());

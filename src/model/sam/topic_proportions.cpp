@@ -39,6 +39,7 @@ ProportionsMoments SampleProportions(const ProportionsTarget& target, Eigen::Vec
   const Eigen::Map<const Eigen::VectorXd> s(target.s, k);
   KeyedStream rng(seed, Purpose::kTopicProportions, document, iteration);
   ProportionsMoments m;
+  m.theta = Eigen::VectorXd::Zero(k);
   m.theta_over_n = Eigen::VectorXd::Zero(k);
   m.c_theta_theta = Eigen::MatrixXd::Zero(k, k);
   const double half_eps2 = 0.5 * epsilon * epsilon;
@@ -66,11 +67,13 @@ ProportionsMoments SampleProportions(const ProportionsTarget& target, Eigen::Vec
     if (step < steps / 2) continue;
     const Eigen::VectorXd theta = ProportionsOf(eta);
     const double n = std::sqrt(theta.dot((*target.gram) * theta));
+    m.theta += theta;
     m.theta_over_n += theta / n;
     m.c_theta_theta += (s.dot(theta) / (n * n * n)) * theta * theta.transpose();
     ++kept;
   }
   if (kept > 0) {
+    m.theta /= kept;
     m.theta_over_n /= kept;
     m.c_theta_theta /= kept;
   }

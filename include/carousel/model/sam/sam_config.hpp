@@ -34,9 +34,9 @@ struct SamConfig {
   std::uint64_t thin = 0;  // 0: --eval-every
   std::uint64_t checkpoint_every = 0;
   std::uint64_t seed = 1;
-  double test_fraction = 0.1;  // documents held out for the log-perplexity
+  double test_fraction = 0.1;    // documents held out for the log-perplexity
   std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
-  int eval_draws = 100;        // theta draws from the prior per held-out document (Sec. 5.3)
+  int eval_draws = 100;          // theta draws from the prior per held-out document (Sec. 5.3)
 
   ChainOptions chain() const { return ChainOptionsOf(*this); }
 };

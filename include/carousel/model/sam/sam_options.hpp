@@ -96,8 +96,10 @@ std::vector<std::pair<std::string, std::string>> SamConfigurationLines(const Sam
 // The status of a progress line: the held-out log-perplexity of the last evaluation.
 std::string SamStatus(const SamTraceRow& row);
 
-// model.json's sam members (io/run_model_json.hpp): the model's dimensions and priors, and
+// model.json's sam members (io/run_model_json.hpp): the model's dimensions and priors, the
+// MALA step of the topic proportions at the end (`theta_step`, for `carousel sam infer`), and
 // its output files by role; V kept words.
-void DescribeSamRun(const SamConfig& config, std::size_t V, io::RunModelJson& description);
+void DescribeSamRun(const SamConfig& config, std::size_t V, double theta_step,
+                    io::RunModelJson& description);
 
 }  // namespace carousel

@@ -7,6 +7,7 @@
 //   topics.txt         the 20 words of largest weight in every topic's mean direction
 //   words.txt          the kept vocabulary, line i = column i of topic_vectors.npy: the
 //                      --vocab word, or the word's 1-based id in the corpus without --vocab
+//   idf.npy            each kept word's idf, V float64, for the tf-idf of new documents
 //   heldout.txt        the held-out document ids (0-based, file order)
 #pragma once
 
@@ -15,17 +16,18 @@
 #include <vector>
 
 #include "carousel/model/sam/sam_model.hpp"
+#include "carousel/model/sam/tfidf.hpp"
 
 namespace carousel::io {
 
 void WriteSamTrace(const std::string& path, const std::string& comments,
                    const std::vector<SamTraceRow>& rows);
 
-// topic_vectors.npy, words.txt and topics.txt from the topics' mean `directions` (K x V,
-// SamModel::TopicMeanDirections) over the `kept` words (corpus ids, TfIdfCorpus::vocabulary)
-// named by `vocab` (empty: by 1-based id).
+// topic_vectors.npy, words.txt, idf.npy and topics.txt from the topics' mean `directions`
+// (K x V, SamModel::TopicMeanDirections) over the `kept` words of the tf-idf `corpus`
+// (TfIdfCorpus::vocabulary, corpus ids) named by `vocab` (empty: by 1-based id).
 void WriteSamTopics(const std::string& out, const std::string& comments,
                     const std::vector<double>& directions, std::size_t topics,
-                    const std::vector<std::uint32_t>& kept, const std::vector<std::string>& vocab);
+                    const TfIdfCorpus& corpus, const std::vector<std::string>& vocab);
 
 }  // namespace carousel::io

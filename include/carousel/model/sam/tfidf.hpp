@@ -30,6 +30,8 @@ struct TfIdfCorpus {
   std::uint32_t documents = 0;  // D, as in the corpus given
   // New word id -> original word id, ascending in both.
   std::vector<std::uint32_t> vocabulary;
+  // Each kept word's idf, log(D / (1 + df)), by new id: what a new document's tf-idf needs.
+  std::vector<double> idf;
   // CSR over documents of the unit vectors: document d's entries are
   // word[doc_start[d] .. doc_start[d + 1]) (new ids, ascending) with value (> 0, squares
   // summing to 1).

@@ -40,6 +40,7 @@ double ProportionsLogDensity(const ProportionsTarget& target, const Eigen::Vecto
 // draws of theta / n and of c theta theta', n = sqrt(theta' G theta), c = s' theta / n^3
 // (sam_model.hpp derives them).
 struct ProportionsMoments {
+  Eigen::VectorXd theta;          // K: the mean of theta itself (for inference of new documents)
   Eigen::VectorXd theta_over_n;   // K
   Eigen::MatrixXd c_theta_theta;  // K x K
   int accepted = 0, proposed = 0;
