@@ -169,6 +169,21 @@ std::string JoinArgs(const std::vector<std::string>& args) {
   return s;
 }
 
+void AddTopicRunInputs(CLI::App& app, TopicRunInputs& o, const std::string& model,
+                       const std::string& corpus_help, const std::string& vocab_help) {
+  app.add_option(
+         "--run", o.run,
+         "the --out directory of a finished carousel " + model + " run (of one chain or several)")
+      ->required()
+      ->check(NonEmpty());
+  app.add_option("--corpus", o.corpus, corpus_help)->required()->check(NonEmpty());
+  app.add_option("--vocab", o.vocab, vocab_help);
+  app.add_option("--corpus-format", o.format, "auto|uci|ldac");
+  app.add_option("--out", o.out,
+                 "topic proportions, D x K float64 .npy (C x D x K for a run of C chains)")
+      ->check(NonEmpty());
+}
+
 std::vector<std::pair<std::string, std::string>> RunHeadLines(const std::string& command,
                                                               const std::vector<std::string>& args,
                                                               int ranks, int tiles) {

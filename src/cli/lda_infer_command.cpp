@@ -28,10 +28,8 @@ using analysis::Completions;
 using analysis::kUnknownWord;
 using analysis::SavedTopicRun;
 
-struct InferOptions {
-  std::string run, corpus, vocab;
-  std::string format = "auto";
-  std::string out = "inferred_doc_topic.npy";
+struct InferOptions : TopicRunInputs {
+  InferOptions() { out = "inferred_doc_topic.npy"; }
   std::string perplexity;  // per-document CSV; empty: none
   int sweeps = 50;
   std::uint64_t seed = 1;
@@ -45,20 +43,9 @@ InferOptions Parse(const std::vector<std::string>& args) {
       "run (one process)",
       "carousel lda infer"};
   SetUpCommandApp(app);
-  app.add_option("--run", o.run,
-                 "the --out directory of a finished carousel lda run (of one chain or several)")
-      ->required()
-      ->check(NonEmpty());
-  app.add_option("--corpus", o.corpus, "new documents (UCI docword or LDA-C), the run's word ids")
-      ->required()
-      ->check(NonEmpty());
-  app.add_option("--vocab", o.vocab,
-                 "vocabulary of --corpus, one word per line: its words are matched by spelling "
-                 "to the run's vocab.txt (without it, word ids are the run's)");
-  app.add_option("--corpus-format", o.format, "auto|uci|ldac");
-  app.add_option("--out", o.out,
-                 "topic proportions, D x K float64 .npy (C x D x K for a run of C chains)")
-      ->check(NonEmpty());
+  AddTopicRunInputs(app, o, "lda", "new documents (UCI docword or LDA-C), the run's word ids",
+                    "vocabulary of --corpus, one word per line: its words are matched by "
+                    "spelling to the run's vocab.txt (without it, word ids are the run's)");
   app.add_option("--perplexity", o.perplexity,
                  "also write each document's document-completion perplexity (CSV; the chains' "
                  "predictive pooled)");
@@ -197,14 +184,7 @@ void PrintInferSummary(const InferOptions& o, const Corpus& corpus, std::size_t 
 }  // namespace
 
 int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args) {
-  InferOptions o;
-  RunCollectively(comm, [&] {
-    o = Parse(args);
-    if (comm.size() > 1)
-      throw Error(ExitCode::kUsage, "carousel lda infer runs on one process, not " +
-                                        std::to_string(comm.size()) +
-                                        ": start it without mpirun (or with -np 1)");
-  });
+  const InferOptions o = ParseOnOneProcess(comm, "carousel lda infer", Parse, args);
   const std::vector<SavedTopicRun> chains =
       analysis::ReadSavedTopicRuns(o.run, o.alpha, !o.vocab.empty());
   const SavedTopicRun& run = chains.front();

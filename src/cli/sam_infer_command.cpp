@@ -8,17 +8,14 @@
 #include "carousel/analysis/saved_sam_runs.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/commands.hpp"
-#include "carousel/comm/collective.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
 namespace {
 
-struct SamInferOptions {
-  std::string run, corpus, vocab;
-  std::string format = "auto";
-  std::string out = "inferred_theta.npy";
+struct SamInferOptions : TopicRunInputs {
+  SamInferOptions() { out = "inferred_theta.npy"; }
   int steps = 200;
   std::uint64_t seed = 1;
 };
@@ -30,21 +27,10 @@ SamInferOptions Parse(const std::vector<std::string>& args) {
       "run (one process)",
       "carousel sam infer"};
   SetUpCommandApp(app);
-  app.add_option("--run", o.run,
-                 "the --out directory of a finished carousel sam run (of one chain or several)")
-      ->required()
-      ->check(NonEmpty());
-  app.add_option("--corpus", o.corpus, "new documents (UCI docword or LDA-C)")
-      ->required()
-      ->check(NonEmpty());
-  app.add_option("--vocab", o.vocab,
-                 "vocabulary of --corpus, one word per line: its words are matched by spelling "
-                 "to the run's words.txt (without it, by the 1-based word ids words.txt holds "
-                 "for a run without --vocab)");
-  app.add_option("--corpus-format", o.format, "auto|uci|ldac");
-  app.add_option("--out", o.out,
-                 "topic proportions, D x K float64 .npy (C x D x K for a run of C chains)")
-      ->check(NonEmpty());
+  AddTopicRunInputs(app, o, "sam", "new documents (UCI docword or LDA-C)",
+                    "vocabulary of --corpus, one word per line: its words are matched by "
+                    "spelling to the run's words.txt (without it, by the 1-based word ids "
+                    "words.txt holds for a run without --vocab)");
   app.add_option("--steps", o.steps,
                  "MALA steps of a document's proportions (at the run's final step size); theta "
                  "is averaged over the second half")
@@ -58,14 +44,7 @@ SamInferOptions Parse(const std::vector<std::string>& args) {
 }  // namespace
 
 int RunSamInferCommand(Communicator& comm, const std::vector<std::string>& args) {
-  SamInferOptions o;
-  RunCollectively(comm, [&] {
-    o = Parse(args);
-    if (comm.size() > 1)
-      throw Error(ExitCode::kUsage, "carousel sam infer runs on one process, not " +
-                                        std::to_string(comm.size()) +
-                                        ": start it without mpirun (or with -np 1)");
-  });
+  const SamInferOptions o = ParseOnOneProcess(comm, "carousel sam infer", Parse, args);
   const std::vector<analysis::SavedSamRun> chains = analysis::ReadSavedSamRuns(o.run);
   const analysis::SavedSamRun& run = chains.front();
   const Corpus corpus = io::ReadCorpus(o.corpus, o.vocab, io::ParseCorpusFormat(o.format));

@@ -44,12 +44,7 @@ ok "lda infer runs without mpirun, gives the same bytes with -np 1, and is refus
 
 # --vocab: the corpus in reversed word ids with its vocabulary reversed to match, plus one
 # word the run never saw (id 0 of the new vocabulary, 3 tokens in document 1).
-awk -v V=$V 'NR == 1 { print; next } NR == 2 { print V + 1; next } NR == 3 { print $1 + 1; next }
-  { print $1, V + 1 - $2 + 1, $3 } END { print 1, 1, 3 }' "$T/docword.txt" >"$T/reversed.txt"
-{
-  echo "neverseen"
-  tac "$T/vocab.txt"
-} >"$T/reversed_vocab.txt"
+write_reversed_corpus "$T/docword.txt" "$T/vocab.txt" $V "$T/reversed.txt" "$T/reversed_vocab.txt"
 "$CAROUSEL_BIN" lda infer --run "$T/run" --corpus "$T/reversed.txt" --vocab "$T/reversed_vocab.txt" \
   --out "$T/reversed.npy" >"$T/reversed.log" 2>&1 ||
   { show_log "$T/reversed.log"; fail "lda infer --vocab failed"; }

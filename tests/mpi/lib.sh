@@ -308,6 +308,18 @@ write_uci_corpus() {
   }' >"$1"
 }
 
+# write_reversed_corpus CORPUS VOCAB V OUT_CORPUS OUT_VOCAB : CORPUS (UCI, V words) with its
+# word ids reversed and VOCAB reversed to match, plus a word neither has seen (id 1 of the new
+# vocabulary, 3 tokens in document 1): the same documents in another word order.
+write_reversed_corpus() {
+  awk -v V="$3" 'NR == 1 { print; next } NR == 2 { print V + 1; next } NR == 3 { print $1 + 1; next }
+    { print $1, V + 1 - $2 + 1, $3 } END { print 1, 1, 3 }' "$1" >"$4"
+  {
+    echo "neverseen"
+    tac "$2"
+  } >"$5"
+}
+
 # latest_checkpoint DIR : the newest checkpoint file under DIR (empty if none).
 latest_checkpoint() { checkpoints_of "$1" | tail -n 1; }
 

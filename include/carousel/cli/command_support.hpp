@@ -15,6 +15,7 @@
 #include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
 #include "carousel/cli/sampling_time.hpp"
+#include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/run_model_json.hpp"
@@ -202,6 +203,33 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 }
 
 std::string JoinArgs(const std::vector<std::string>& args);
+
+// What a command that reads a finished topic-model run and new documents takes (carousel lda
+// infer, carousel sam infer): --run and --corpus (required), --vocab, --corpus-format, --out.
+struct TopicRunInputs {
+  std::string run, corpus, vocab;
+  std::string format = "auto";
+  std::string out;
+};
+void AddTopicRunInputs(CLI::App& app, TopicRunInputs& o, const std::string& model,
+                       const std::string& corpus_help, const std::string& vocab_help);
+
+// A one-process tool (`command`, e.g. "carousel lda infer") started on `comm`: every rank
+// parses `args` with `parse`, and more than one rank is refused, with one usage error for
+// the whole job.
+template <class Parse>
+auto ParseOnOneProcess(Communicator& comm, const std::string& command, Parse parse,
+                       const std::vector<std::string>& args) {
+  decltype(parse(args)) options;
+  RunCollectively(comm, [&] {
+    options = parse(args);
+    if (comm.size() > 1)
+      throw Error(ExitCode::kUsage, command + " runs on one process, not " +
+                                        std::to_string(comm.size()) +
+                                        ": start it without mpirun (or with -np 1)");
+  });
+  return options;
+}
 
 // The lines every model run's configuration starts with: carousel's version, the command line
 // (`carousel <command>` and `args`), the ranks and the tiles.
