@@ -41,6 +41,9 @@ golden_isa() {
 }
 # CAROUSEL_GOLDEN_ISA names the reference instead: for recording one from a build for another
 # CPU (e.g. -DCAROUSEL_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=znver3 for avx2 on an AVX-512 machine).
+# The Intel reference (avx512) comes from -DCAROUSEL_NATIVE=OFF
+# -DCMAKE_CXX_FLAGS=-march=icelake-server on any AVX-512 CPU: such a build on the AMD EPYC
+# (Zen 4) VM matched all 247 files of the reference recorded on Intel (5e39b33).
 ISA=${CAROUSEL_GOLDEN_ISA:-$(golden_isa)}
 GOLDEN=$(dirname "${BASH_SOURCE[0]}")/golden_outputs.$ISA.sha256
 ACTUAL=$T/actual.sha256
