@@ -169,6 +169,15 @@ std::string JoinArgs(const std::vector<std::string>& args) {
   return s;
 }
 
+StratumSchedule::Kind ResolveSchedule(RunBasics& basics) {
+  if (basics.schedule == "default") {
+    basics.schedule = "cyclic";
+    basics.run_config.Resolve("--schedule", basics.schedule, "the default");
+  }
+  return basics.schedule == "random" ? StratumSchedule::Kind::kRandom
+                                     : StratumSchedule::Kind::kCyclic;
+}
+
 void AddTopicRunInputs(CLI::App& app, TopicRunInputs& o, const std::string& model,
                        const std::string& corpus_help, const std::string& vocab_help) {
   app.add_option(

@@ -37,13 +37,8 @@ DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
   AddChainOptions(app, o.config, o.basics);
   ParseOrThrow(app, args, "carousel dpmix");
   ResolveChainOptions(app, o.config, o.basics);
-  if (o.basics.schedule == "default") {
-    o.basics.schedule = "cyclic";
-    o.basics.run_config.Resolve("--schedule", o.basics.schedule, "the default");
-  }
+  o.config.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
-  o.config.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                    : StratumSchedule::Kind::kCyclic;
   RecordDefaults(o.basics.run_config, ResolveDpmixOptions(o));
   if (o.basics.resume.empty() && o.corpus.empty())
     throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");

@@ -38,17 +38,12 @@ LdaCommandOptions ParseLda(const std::vector<std::string>& args) {
   ShowLdaChainDefaults(declare);
   ParseOrThrow(app, args, "carousel lda");
   ResolveChainOptions(app, o.config, o.basics);
-  if (o.basics.schedule == "default") {
-    o.basics.schedule = "cyclic";
-    o.basics.run_config.Resolve("--schedule", o.basics.schedule, "the default");
-  }
+  o.config.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
   o.gibbs_draw_given = app.count("--gibbs-draw") > 0;
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
   o.sweeps_given = app.count("--sweeps") > 0;
   RecordDefaults(o.basics.run_config, ResolveLdaOptions(o));
-  o.config.schedule = o.basics.schedule == "random" ? StratumSchedule::Kind::kRandom
-                                                    : StratumSchedule::Kind::kCyclic;
   if (o.basics.resume.empty() && o.corpus.empty())
     throw UsageError("--corpus", "a corpus file is required (or --resume DIR)");
   return o;

@@ -42,7 +42,7 @@ SamCommandOptions ParseSam(const std::vector<std::string>& args) {
   ResolveChainOptions(app, o.config, o.basics);
   o.friction_given = app.count("--friction") > 0;
   o.thermostat_given = app.count("--thermostat-initial") > 0;
-  if (o.basics.schedule == "default") o.basics.schedule = "cyclic";
+  o.config.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
   CheckSamplerChoice(o.sampler, BlockKind::kSphere);
   CheckSamOptions(o);

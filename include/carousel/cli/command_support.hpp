@@ -204,6 +204,10 @@ void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
 
 std::string JoinArgs(const std::vector<std::string>& args);
 
+// --schedule of a model whose samplers need no particular stratum order (lda, sam, dpmix):
+// cyclic unless given, recorded for config.toml. (mf and amf: ResolveFactorSchedule.)
+StratumSchedule::Kind ResolveSchedule(RunBasics& basics);
+
 // What a command that reads a finished topic-model run and new documents takes (carousel lda
 // infer, carousel sam infer): --run and --corpus (required), --vocab, --corpus-format, --out.
 struct TopicRunInputs {
