@@ -8,7 +8,6 @@
 #include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/run_model_json.hpp"
-#include "carousel/io/text_input.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::analysis {

@@ -82,6 +82,8 @@ class RankLayout {
 class StratumSchedule {
  public:
   enum class Kind { kCyclic, kRandom };
+  // As --schedule spells it: "cyclic" or "random".
+  static const char* Name(Kind kind) { return kind == Kind::kRandom ? "random" : "cyclic"; }
   StratumSchedule(Kind kind, std::vector<std::uint64_t> stratum_sizes, std::uint64_t seed);
   int At(std::uint64_t iteration) const;
   std::uint64_t Size(int stratum) const { return sizes_[stratum]; }

@@ -61,7 +61,7 @@ std::vector<std::pair<std::string, std::string>> AmfConfigurationLines(const Amf
                                                 std::to_string(fixed_cols) + " columns of W)"},
           {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
                         io::FormatReal(c.lambda_h) + ")"},
-          {"schedule", c.schedule == StratumSchedule::Kind::kRandom ? "random" : "cyclic"},
+          {"schedule", StratumSchedule::Name(c.schedule)},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},

@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> MfConfigurationLines(const MfOp
                                           : "fixed at 1"},
           {"minibatch", io::FormatReal(c.minibatch)},
           {"curvature_fraction", io::FormatReal(c.curvature_fraction)},
-          {"schedule", c.schedule == StratumSchedule::Kind::kRandom ? "random" : "cyclic"},
+          {"schedule", StratumSchedule::Name(c.schedule)},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},

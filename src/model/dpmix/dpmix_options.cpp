@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> DpmixConfigurationLines(const D
           {"alpha_prior",
            "Gamma(" + io::FormatReal(c.alpha_shape) + ", " + io::FormatReal(c.alpha_rate) + ")"},
           {"minibatch", io::FormatReal(c.minibatch) + " observations"},
-          {"schedule", c.schedule == StratumSchedule::Kind::kRandom ? "random" : "cyclic"},
+          {"schedule", StratumSchedule::Name(c.schedule)},
           {"iterations", std::to_string(c.iterations)},
           {"burn_in", std::to_string(c.burn_in)},
           {"eval_every", std::to_string(c.eval_every)},

@@ -95,7 +95,7 @@ std::vector<std::pair<std::string, std::string>> LdaConfigurationLines(const Lda
       {"minibatch", c.minibatch > 0 ? io::FormatReal(c.minibatch) + " documents"
                                     : std::string("every training document")},
       {"sweeps", std::to_string(c.sweeps)},
-      {"schedule", c.schedule == StratumSchedule::Kind::kRandom ? "random" : "cyclic"},
+      {"schedule", StratumSchedule::Name(c.schedule)},
       {"iterations", std::to_string(c.iterations)},
       {"burn_in", std::to_string(c.burn_in)},
       {"eval_every", std::to_string(c.eval_every)},
