@@ -29,6 +29,10 @@ bool Sampler::DriftRow(BlockState&, const BlockGradient&, double, Eigen::Index, 
   throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");
 }
 
+std::optional<RowDriftTerms> Sampler::MatchedDriftTerms(const BlockGradient&, double) const {
+  return std::nullopt;
+}
+
 void Sampler::FlushRows(BlockState&, const BlockGradient&, double, const NoiseKey&, std::uint64_t,
                         std::uint64_t) const {
   throw Error(ExitCode::kInternal, "sampler " + name() + " does not defer its noise");

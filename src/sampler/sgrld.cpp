@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "carousel/sampler/row_drift.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -72,39 +73,55 @@ void ScaleByPower(float* x, float* a, std::uint64_t j, Eigen::Index n) {
 
 // A row with data: Step's drift eps G^-1 (scale lik - lambda theta), without its noise; the
 // clock counts the step (clock = the last flush + the steps drifted since). Called once per
-// row a tile touches, so kept to one pass over the row that the compiler vectorises.
+// row a tile touches (row_drift.hpp).
 bool Sgrld::DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                      const float* lik, double* moment_change) const {
-  if (ou_ && !(step < 1.0)) NoiseVariance(step);  // throws: the step's bounds
-  const Eigen::Index n = block.theta.cols();
-  if (row_scratch_.size() != 2 * n) row_scratch_.resize(2 * n);
-  float* __restrict d = row_scratch_.data();
-  float* __restrict change = d + n;
+  const RowDriftTerms terms = DriftTerms(gradient, step);
+  if (row_scratch_.size() != terms.columns) row_scratch_.resize(terms.columns);
+  float* d = row_scratch_.data();
   metric_->InverseOfRow(gradient, r, d);
-  const float eps = static_cast<float>(step), scale = static_cast<float>(gradient.scale);
-  const float* __restrict prior = gradient.prior_precision.data();
-  const float* __restrict g = lik;
-  float* __restrict x = block.theta.row(r).data();
   const float weight = gradient.row_data_count ? (*gradient.row_data_count)[r] : 0.0f;
-  std::uint32_t not_finite = 0;  // an all-ones exponent: infinite or NaN
-  for (Eigen::Index c = 0; c < n; ++c) {
-    const float before = x[c];
-    const float after = before + eps * d[c] * (scale * g[c] - prior[c] * before);
-    x[c] = after;
-    change[c] = weight * (after * after - before * before);
-    std::uint32_t bits;
-    std::memcpy(&bits, &after, sizeof bits);
-    not_finite |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  if (moment_change)
-    for (Eigen::Index c = 0; c < n; ++c) moment_change[c] += change[c];
+  const bool finite = DriftRowElements(
+      terms, [d](Eigen::Index c) { return d[c]; }, lik, weight, block.theta.row(r).data(),
+      moment_change);
   ++block.row_clock[static_cast<std::size_t>(r)];
-  return not_finite == 0;
+  return finite;
+}
+
+RowDriftTerms Sgrld::DriftTerms(const BlockGradient& gradient, double step) const {
+  if (ou_ && !(step < 1.0)) NoiseVariance(step);  // throws: the step's bounds
+  RowDriftTerms terms;
+  terms.eps = static_cast<float>(step);
+  terms.scale = static_cast<float>(gradient.scale);
+  terms.prior = gradient.prior_precision.data();
+  terms.columns = gradient.prior_precision.size();
+  return terms;
+}
+
+std::optional<RowDriftTerms> Sgrld::MatchedDriftTerms(const BlockGradient& gradient,
+                                                      double step) const {
+  if (!defers_noise() || !metric_->precision_is_prior_plus_count_information() ||
+      !gradient.row_data_count || !gradient.information_per_datum ||
+      gradient.information_per_datum->size() != gradient.prior_precision.size())
+    return std::nullopt;
+  RowDriftTerms terms = DriftTerms(gradient, step);
+  terms.information = gradient.information_per_datum->data();
+  return terms;
 }
 
 bool Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                       const std::vector<std::uint32_t>& rows, double* moment_change) const {
   bool finite = true;
+  if (const std::optional<RowDriftTerms> matched = MatchedDriftTerms(gradient, step)) {
+    const Eigen::VectorXf& count = *gradient.row_data_count;
+    for (std::uint32_t r : rows) {
+      finite = MatchedRowDrift(*matched, count[r], gradient.lik_sum.row(r).data(),
+                               block.theta.row(r).data(), moment_change) &&
+               finite;
+      ++block.row_clock[r];
+    }
+    return finite;
+  }
   for (std::uint32_t r : rows)
     finite =
         DriftRow(block, gradient, step, r, gradient.lik_sum.row(r).data(), moment_change) && finite;

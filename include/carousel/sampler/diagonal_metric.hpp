@@ -48,6 +48,11 @@ class DiagonalMetric {
   // element by about 1 - eps: what deferring the noise of several steps relies on
   // (Sampler::defers_noise). The default: no.
   virtual bool approximates_precision() const { return false; }
+  // Whether G of row r is prior + n_r information, element by element (n_r =
+  // row_data_count[r], information = information_per_datum), G^-1 being
+  // row_drift.hpp's MatchedPrecisionInverse: then a drift needs no call to the metric. The
+  // default: no.
+  virtual bool precision_is_prior_plus_count_information() const { return false; }
 };
 
 // G^-1 = diag(v_c): one value per column (as prior_precision is), Gamma = 0. With all ones,

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "carousel/sampler/block.hpp"
+#include "carousel/sampler/row_drift.hpp"
 
 namespace carousel {
 
@@ -66,10 +68,16 @@ class Sampler {
   virtual bool DriftRows(BlockState& block, const BlockGradient& gradient, double step,
                          const std::vector<std::uint32_t>& rows, double* moment_change) const;
   // DriftRows for row r alone, its likelihood gradient at `lik` (gradient.lik_sum is not
-  // read): for a model that has a row's gradient before the others' (RowGradientSink). The
+  // read): for a model that has a row's gradient before the others' (RowDriftSink). The
   // caller checks the step's bounds (DriftRows does). Returns whether the row is finite.
   virtual bool DriftRow(BlockState& block, const BlockGradient& gradient, double step,
                         Eigen::Index r, const float* lik, double* moment_change) const;
+  // When DriftRow has the form of row_drift.hpp's MatchedRowDrift (a metric G = prior + n
+  // information, n the row's data count): its terms for this gradient and step (the step's
+  // bounds checked), so that a model may apply it where it has a row's gradient, bit for bit
+  // DriftRow's. nullopt otherwise (the default).
+  virtual std::optional<RowDriftTerms> MatchedDriftTerms(const BlockGradient& gradient,
+                                                         double step) const;
   // Every row of `block`: the prior-only drift of the steps it sat out (now - clock), then the
   // noise of the `noise_steps` steps since the last flush, keyed by `key` (its iteration must
   // be `now`); every clock becomes `now`. `prior` is as for CatchUpRows (scale 0).

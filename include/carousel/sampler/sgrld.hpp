@@ -62,11 +62,14 @@ class Sgrld : public Sampler {
                  const std::vector<std::uint32_t>& rows, double* moment_change) const override;
   bool DriftRow(BlockState& block, const BlockGradient& gradient, double step, Eigen::Index r,
                 const float* lik, double* moment_change) const override;
+  std::optional<RowDriftTerms> MatchedDriftTerms(const BlockGradient& gradient,
+                                                 double step) const override;
   void FlushRows(BlockState& block, const BlockGradient& prior, double step, const NoiseKey& key,
                  std::uint64_t now, std::uint64_t noise_steps) const override;
 
  private:
-  float NoiseVariance(double step) const;  // per unit of G^-1
+  float NoiseVariance(double step) const;                                      // per unit of G^-1
+  RowDriftTerms DriftTerms(const BlockGradient& gradient, double step) const;  // checks the step
   std::shared_ptr<const DiagonalMetric> metric_;
   bool ou_;
   mutable Matrix g_inv_, gamma_;         // scratch, reused across steps (no allocation per step)

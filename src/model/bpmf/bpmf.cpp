@@ -165,7 +165,7 @@ template <int K>
 TileGradientResult TileGradientVector(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                       const BpmfShape& shape, float mu, float tau,
                                       const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                      const RowGradientSink* w_sink) {
+                                      RowDriftSink* w_sink) {
   constexpr int kChunks = RowVectors<K>::kChunks;
   TileGradientResult result;
   const bool bias = shape.bias;
@@ -227,7 +227,7 @@ template <int kFixed, bool kCurvature>
 TileGradientResult TileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                 const BpmfShape& shape, float mu, float tau,
                                 const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                CurvatureSubset* curvature, const RowGradientSink* w_sink) {
+                                CurvatureSubset* curvature, RowDriftSink* w_sink) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
   // At K = 128 GCC compiles the scalar Dot without fusing every step, so its bits differ
   // from the vector pass's; that rank keeps the scalar pass, and with it its results.
@@ -402,8 +402,7 @@ decltype(auto) WithCompiledRank(int rank, F&& f) {
 TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix& w, const Matrix& h,
                                           const BpmfShape& shape, float mu, float tau,
                                           const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
-                                          CurvatureSubset* curvature,
-                                          const RowGradientSink* w_sink) {
+                                          CurvatureSubset* curvature, RowDriftSink* w_sink) {
   if (curvature && w_sink)
     throw Error(ExitCode::kInternal, "AccumulateTileGradient: a row sink with a curvature subset");
   if (curvature) {

@@ -1,5 +1,6 @@
 #include "carousel/model/bpmf/bpmf_metric.hpp"
 
+#include "carousel/sampler/row_drift.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -43,7 +44,8 @@ void ExpectedFisherMetric::InverseOfRow(const BlockGradient& gradient, Eigen::In
   const Eigen::VectorXf& information = *gradient.information_per_datum;
   const Eigen::VectorXf& prior = gradient.prior_precision;
   const float n = (*gradient.row_data_count)[r];
-  for (Eigen::Index c = 0; c < prior.size(); ++c) out[c] = 1.0f / (prior[c] + n * information[c]);
+  for (Eigen::Index c = 0; c < prior.size(); ++c)
+    out[c] = MatchedPrecisionInverse(prior[c], n, information[c]);
 }
 
 void ExpectedFisherMetric::Evaluate(const Matrix& theta, const BlockGradient& gradient,

@@ -87,7 +87,7 @@ struct BpmfModel::Impl {
   TileGradientResult TileLikelihood(const IterationPlan& plan, BpmfRowBlock& rb, int j,
                                     const Matrix& w, const Matrix& h, Matrix& lik_w, Matrix& lik_h,
                                     CurvatureSubset* curvature = nullptr,
-                                    const RowGradientSink* w_sink = nullptr) const;
+                                    RowDriftSink* w_sink = nullptr) const;
   // The minibatch entries of tile (row block, j) at iteration t: the same on every rank.
   Subsample Minibatch(const IterationPlan& plan, int row_block, int j) const;
   NoiseKey RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const;

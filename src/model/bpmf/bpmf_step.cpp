@@ -3,6 +3,7 @@
 // hyperparameters and the expected Fisher information the metric may need.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "bpmf_model_impl.hpp"
 #include "carousel/comm/ordered_sum.hpp"
@@ -42,7 +43,7 @@ TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, Bp
                                                    int j, const Matrix& w, const Matrix& h,
                                                    Matrix& lik_w, Matrix& lik_h,
                                                    CurvatureSubset* curvature,
-                                                   const RowGradientSink* w_sink) const {
+                                                   RowDriftSink* w_sink) const {
   if (RowsSitOutAt(plan.t)) {  // the pass below adds to the rows with data only
     const TileRatings& tile = rb.tiles[j];
     lik_w.resize(w.rows(), w.cols());
@@ -156,14 +157,12 @@ void BpmfModel::Impl::LocalColumnSteps() {
     const BlockGradient row_gradient{rb.lik,     plan.scale, plan.batch,        plan.prior_w,
                                      &rb.degree, nullptr,    plan.information_w};
     double* moment = needs_information_ ? rb.weighted_squares.data() : nullptr;
-    const RowGradientSink drift_w = [&](Eigen::Index r, const float* gradient) {
-      const bool finite =
-          sampler_->DriftRow(rb.state, row_gradient, plan.step, r, gradient, moment);
-      stepped_rows_finite_ = stepped_rows_finite_ && finite;
-    };
     const bool fused = sit_out && deferred_;
+    std::optional<RowDriftSink> drift_w;
+    if (fused) drift_w.emplace(*sampler_, rb.state, row_gradient, plan.step, moment);
     const TileGradientResult result = TileLikelihood(plan, rb, j, rb.state.theta, col.theta, rb.lik,
-                                                     lik_h, nullptr, fused ? &drift_w : nullptr);
+                                                     lik_h, nullptr, fused ? &*drift_w : nullptr);
+    if (drift_w) stepped_rows_finite_ = stepped_rows_finite_ && drift_w->finite();
     // With deferred noise the residuals between flushes are taken at points that lack the
     // span's noise, and fit the ratings better than the chain's state does: tau's conditional
     // (GatherHyperStats) and rmse_train read the SSE of the first iteration after a flush,

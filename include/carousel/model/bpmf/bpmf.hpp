@@ -7,10 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "carousel/model/bpmf/bpmf_priors.hpp"
 #include "carousel/sampler/block.hpp"
+#include "carousel/sampler/row_drift.hpp"
+#include "carousel/sampler/sampler.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
 namespace carousel {
@@ -75,10 +78,46 @@ struct CurvatureSubset {
 };
 
 // Takes each row's likelihood gradient of a tile as soon as the row's ratings are summed,
-// instead of its being added to lik_w: (local row, its width() numbers). The tile's later
-// ratings do not read that row of W, so the sink may move it (deferred noise's drift,
-// DESIGN.md section 9) while the row is still in the cache.
-using RowGradientSink = std::function<void(Eigen::Index, const float*)>;
+// instead of its being added to lik_w. The tile's later ratings do not read that row of W, so
+// the row drifts there (deferred noise's drift, DESIGN.md section 9) while it is still in the
+// cache: on the spot when the sampler's drift has the matched form of row_drift.hpp (the same
+// bits as Sampler::DriftRow, without two calls per row), through DriftRow otherwise.
+class RowDriftSink {
+ public:
+  // The rows of `block` drift as Sampler::DriftRow(block, gradient, step, r, lik,
+  // moment_change) would move them; `gradient` (whose lik_sum is not read) must outlive the
+  // sink. Throws what DriftRow throws for a step out of the sampler's bounds.
+  RowDriftSink(const Sampler& sampler, BlockState& block, const BlockGradient& gradient,
+               double step, double* moment_change)
+      : sampler_(sampler),
+        block_(block),
+        gradient_(gradient),
+        step_(step),
+        moment_change_(moment_change),
+        matched_(sampler.MatchedDriftTerms(gradient, step)) {}
+
+  void operator()(Eigen::Index r, const float* lik) {
+    if (matched_) {
+      finite_ = MatchedRowDrift(*matched_, (*gradient_.row_data_count)[r], lik,
+                                block_.theta.row(r).data(), moment_change_) &&
+                finite_;
+      ++block_.row_clock[static_cast<std::size_t>(r)];
+      return;
+    }
+    finite_ = sampler_.DriftRow(block_, gradient_, step_, r, lik, moment_change_) && finite_;
+  }
+  // Whether every row that drifted is finite.
+  bool finite() const { return finite_; }
+
+ private:
+  const Sampler& sampler_;
+  BlockState& block_;
+  const BlockGradient& gradient_;
+  double step_;
+  double* moment_change_;
+  std::optional<RowDriftTerms> matched_;
+  bool finite_ = true;
+};
 
 // Adds sum_n grad log p(r_n | W, H) over the tile's minibatch entries to lik_w / lik_h
 // (which the caller zeroes). Residuals use parameters as they were before this call.
@@ -89,7 +128,7 @@ TileGradientResult AccumulateTileGradient(const TileRatings& tile, const Matrix&
                                           const BpmfShape& shape, float mu, float tau,
                                           const Subsample& subsample, Matrix& lik_w, Matrix& lik_h,
                                           CurvatureSubset* curvature = nullptr,
-                                          const RowGradientSink* w_sink = nullptr);
+                                          RowDriftSink* w_sink = nullptr);
 
 // The Fisher information of the ratings a pass visits, per parameter: for
 // r ~ N(mu + b_i + c_j + w_i . h_j, 1 / tau) the information about w_if is tau h_jf^2, about

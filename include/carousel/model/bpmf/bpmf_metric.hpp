@@ -48,6 +48,7 @@ class ExpectedFisherMetric : public DiagonalMetric {
   bool constant_in_theta() const override { return true; }
   void InverseOfRow(const BlockGradient& gradient, Eigen::Index r, float* out) const override;
   bool approximates_precision() const override { return true; }
+  bool precision_is_prior_plus_count_information() const override { return true; }
 };
 
 }  // namespace carousel
