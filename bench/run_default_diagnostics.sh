@@ -7,8 +7,10 @@
 #
 #   bench/run_default_diagnostics.sh [SETS...]
 #
-# SETS (default: all of them): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base), kos
-# (lda), kos-sam, kos-dpmix. CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
+# SETS (default: all of them but 25m): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base),
+# kos (lda), kos-sam, kos-dpmix, and 25m (mf on the 25M Netflix-shaped generated ratings of
+# issue #39, every 100th held out: bench/netflix_shaped.sh; about 5 minutes per 1,000
+# iterations of 4 chains on 2 cores). CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
 # (default ../shared/data). ITERATIONS (a number, or auto) gives every run that --iterations
 # and MAX_ITERATIONS its --max-iterations; by default the chains' own default, auto (until
 # the checks pass, at most 8 x the model's default length). ITERATIONS=1000 gives the
@@ -25,6 +27,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sets=("$@")
 [ ${#sets[@]} -gt 0 ] || sets=(u1 u3 amf-u1 kos kos-sam kos-dpmix)
 ml="$shared/ml-100k" kos="$shared/kos/docword.kos.txt"
+# shellcheck source=netflix_shaped.sh
+source "$root/bench/netflix_shaped.sh"
 length=()
 [ -z "${ITERATIONS:-}" ] || length+=(--iterations "$ITERATIONS")
 [ -z "${MAX_ITERATIONS:-}" ] || length+=(--max-iterations "$MAX_ITERATIONS")
@@ -33,6 +37,9 @@ run_set() {
   case "$1" in
     u1 | u3) "$bin" mf --train "$ml/$1.base" --test "$ml/$1.test" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     amf-u1) "$bin" amf --train "$ml/u1.base" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    25m)
+      netflix_shaped_split "$bin" 25000000 "$out"
+      "$bin" mf --train "$train" --test "$test" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     kos) "$bin" lda --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     kos-sam) "$bin" sam --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     kos-dpmix) "$bin" dpmix --corpus "$kos" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
