@@ -40,14 +40,14 @@ AmfCommandOptions ParseAmf(const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   DeclareAmfOptions(declare, o);
-  AddChainOptions(app, c, o.basics);
+  AddChainOptions(app, c.chain, o.basics);
   ParseOrThrow(app, args, "carousel amf");
   CheckSamplerChoice(c.sampler, BlockKind::kFactor);
-  ResolveChainOptions(app, c, o.basics);
+  ResolveChainOptions(app, c.chain, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.initial_metric_given = app.count("--initial-metric") > 0;
   o.argv = SelfContainedArgs(app, args);
-  o.input.seed = c.split_seed;  // the tile grid
+  o.input.seed = c.chain.split_seed;  // the tile grid
   CheckAmfOptions(o);
   if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
@@ -70,8 +70,9 @@ struct AmfCommand : ModelSpecDefaults {
 
   static void ResolveWithTiles(Communicator& comm, Options& options, RunStart&) {
     AmfConfig& config = options.config;
-    options.input.tiles = config.tiles;
-    config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
+    options.input.tiles = config.chain.tiles;
+    config.chain.schedule =
+        ResolveFactorSchedule(comm, options.basics, config.sampler, config.chain.tiles);
   }
 
   static Data Load(Communicator& comm, Options& options, RunStart&);
@@ -113,7 +114,7 @@ AmfData AmfCommand::Load(Communicator& comm, Options& options, RunStart&) {
   data.dense = io::IsNpyFile(options.input.train);
   if (data.dense) {
     io::LoadedDense loaded =
-        io::LoadDenseNpy(comm, options.input.train, config.tiles, options.input.seed);
+        io::LoadDenseNpy(comm, options.input.train, config.chain.tiles, options.input.seed);
     static_cast<io::LoadedMf&>(data) = std::move(loaded.data);
     if (loaded.complex) config.likelihood = AmfLikelihood::kComplex;
   } else {
@@ -141,7 +142,8 @@ void AmfCommand::Finish(Communicator& comm, const Options& options, const Data& 
   if (config.reconstruct) model.Reconstruction(moments.reconstruction);
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;  // RunChain wrote the trace as it stands at the end
-    io::RunModelJson description = RunDescription(kName, config.sampler.name, config.chain());
+    io::RunModelJson description =
+        RunDescription(kName, config.sampler.name, config.chain.Resolved());
     DescribeAmfRun(config, data.problem, data.dense, model, description);
     // Sparse input names its rows and columns.
     description.files = io::WriteAmfArrays(out, moments, data.dense ? nullptr : &data.users,

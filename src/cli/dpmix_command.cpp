@@ -34,10 +34,10 @@ DpmixCommandOptions ParseDpmix(const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   DeclareDpmixOptions(declare, o);
-  AddChainOptions(app, o.config, o.basics);
+  AddChainOptions(app, o.config.chain, o.basics);
   ParseOrThrow(app, args, "carousel dpmix");
-  ResolveChainOptions(app, o.config, o.basics);
-  o.config.schedule = ResolveSchedule(o.basics);
+  ResolveChainOptions(app, o.config.chain, o.basics);
+  o.config.chain.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
   RecordDefaults(o.basics.run_config, ResolveDpmixOptions(o));
   if (o.basics.resume.empty() && o.corpus.empty())
@@ -59,8 +59,8 @@ struct DpmixCommand : ModelSpecDefaults {
 
   static Data Load(Communicator& comm, Options& options, RunStart&) {
     const DpmixConfig& config = options.config;
-    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.split_seed),
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                config.chain.tiles, config.chain.split_seed),
               {}};
     data.survey = SurveyDpmixShare(comm, data.share, config);
     return data;
@@ -116,7 +116,7 @@ void DpmixCommand::Finish(Communicator& comm, const Options& options, const Data
     const std::size_t K = model.occupied();
     io::WriteDpmixComponents(out, end.comments, means, K, corpus.vocabulary, clusters,
                              corpus.vocab);
-    io::RunModelJson description = RunDescription(kName, options.sampler, config.chain());
+    io::RunModelJson description = RunDescription(kName, options.sampler, config.chain.Resolved());
     DescribeDpmixRun(config, corpus.vocabulary, K, !corpus.vocab.empty(), description);
     io::WriteRunModelJson(out, description);
     const DpmixTraceRow& last = model.trace().back();

@@ -17,10 +17,10 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
                       const std::string& comments, bool quiet) {
   GibbsOptions options;
   options.rank = config.shape.rank;
-  options.sweeps = static_cast<int>(config.iterations);
-  options.burn_in = static_cast<int>(config.burn_in);
+  options.sweeps = static_cast<int>(config.chain.iterations);
+  options.burn_in = static_cast<int>(config.chain.burn_in);
   options.priors = config.priors;
-  options.seed = config.seed;
+  options.seed = config.chain.seed;
   options.min_rating = data.problem.lo;
   options.max_rating = data.problem.hi;
 
@@ -35,7 +35,7 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
   const auto start = std::chrono::steady_clock::now();
   // One process holds every rating; sorted by (user, item), so that the sums within a row
   // or column do not depend on the order of the file's lines.
-  const TileGrid grid = MfGrid(data.problem, config.tiles, config.split_seed);
+  const TileGrid grid = MfGrid(data.problem, config.chain.tiles, config.chain.split_seed);
   RatingMatrix train{data.problem.rows, data.problem.cols, {}};
   for (std::size_t part = 0; part < data.share.parts.size(); ++part)
     for (const LocalRating& r : data.share.parts[part])
@@ -56,7 +56,7 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
     row.rmse_sample = result.rmse_sample[s];
     row.rmse_mean = result.rmse_mean[s];
     row.rmse_train = std::nan("");
-    row.samples = s + 1 > config.burn_in ? s + 1 - config.burn_in : 0;
+    row.samples = s + 1 > config.chain.burn_in ? s + 1 - config.chain.burn_in : 0;
     // The Gibbs reference reports the precisions of its last sweep only; earlier rows say
     // "not recorded" rather than showing the prior's starting values.
     const double nan = std::nan("");

@@ -34,11 +34,11 @@ LdaCommandOptions ParseLda(const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   DeclareLdaOptions(declare, o);
-  AddChainOptions(app, o.config, o.basics);
+  AddChainOptions(app, o.config.chain, o.basics);
   ShowLdaChainDefaults(declare);
   ParseOrThrow(app, args, "carousel lda");
-  ResolveChainOptions(app, o.config, o.basics);
-  o.config.schedule = ResolveSchedule(o.basics);
+  ResolveChainOptions(app, o.config.chain, o.basics);
+  o.config.chain.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
   o.gibbs_draw_given = app.count("--gibbs-draw") > 0;
   o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
@@ -79,17 +79,18 @@ struct LdaCommand : ModelSpecDefaults {
       start.recorded_args.insert(start.recorded_args.end(), {"--topic-word-mean", "assignments"});
     }
     if (!basics.burn_in_given)
-      ResolveBurnInOfPasses(kLdaBurnInPasses, config.tiles, config.iterations, config.burn_in,
-                            basics, start.recorded_args, kLdaBurnInAtMost, kLdaBurnInAtLeast);
+      ResolveBurnInOfPasses(kLdaBurnInPasses, config.chain.tiles, config.chain.iterations,
+                            config.chain.burn_in, basics, start.recorded_args, kLdaBurnInAtMost,
+                            kLdaBurnInAtLeast);
     if (!basics.eval_every_given)
-      ResolveEvalEveryOfPasses(kLdaEvalEveryPasses, config.tiles, config.eval_every, config.thin,
-                               basics, start.recorded_args);
+      ResolveEvalEveryOfPasses(kLdaEvalEveryPasses, config.chain.tiles, config.chain.eval_every,
+                               config.chain.thin, basics, start.recorded_args);
   }
 
   static Data Load(Communicator& comm, Options& options, RunStart& start) {
     LdaConfig& config = options.config;
-    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.split_seed, config.topics),
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                config.chain.tiles, config.chain.split_seed, config.topics),
               {}};
     data.survey = SurveyCorpusShare(comm, data.share, config);
     // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint
@@ -203,7 +204,7 @@ void LdaCommand::Finish(Communicator& comm, const Options& options, const Data& 
   if (!corpus.vocab.empty()) io::WriteVocabulary(out + "/vocab.txt", corpus.vocab);
   io::WriteFileAtomically(out + "/topics.txt", means.top_words);
   io::WriteHeldOut(out + "/heldout.txt", end.comments, held_out);
-  io::RunModelJson description = RunDescription(kName, options.sampler, config.chain());
+  io::RunModelJson description = RunDescription(kName, options.sampler, config.chain.Resolved());
   DescribeLdaRun(config, corpus, model.samples(), description);
   io::WriteRunModelJson(out, description);
   PrintLdaClosing(options, comm.size(), model, end, stats, gibbs_all);

@@ -35,14 +35,14 @@ MfCommandOptions ParseMf(const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   DeclareMfOptions(declare, o);
-  AddChainOptions(app, o.config, o.basics);
+  AddChainOptions(app, o.config.chain, o.basics);
   ShowMfChainDefaults(declare);
   ParseOrThrow(app, args, "carousel mf");
   CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, MfOwnSamplers());
-  ResolveChainOptions(app, o.config, o.basics);
+  ResolveChainOptions(app, o.config.chain, o.basics);
   o.rmsprop_lambda_given = app.count("--rmsprop-lambda") > 0;
   o.argv = SelfContainedArgs(app, args);
-  o.input.seed = o.config.split_seed;  // the held-out split and the tile grid
+  o.input.seed = o.config.chain.split_seed;  // the held-out split and the tile grid
   RecordDefaults(o.basics.run_config, ResolveMfOptions(o));
   if (o.basics.resume.empty() && o.input.train.empty())
     throw UsageError("--train", "a training file is required (or --resume DIR)");
@@ -54,7 +54,7 @@ MfCommandOptions ParseMf(const std::vector<std::string>& args) {
 // The run's configuration: the lines every run starts with, then mf's.
 std::vector<std::pair<std::string, std::string>> MfComments(const MfCommandOptions& o, int ranks,
                                                             const io::LoadedMf& data) {
-  auto lines = RunHeadLines("mf", o.argv, ranks, o.config.tiles);
+  auto lines = RunHeadLines("mf", o.argv, ranks, o.config.chain.tiles);
   for (auto& line : MfConfigurationLines(o, data)) lines.push_back(std::move(line));
   return lines;
 }
@@ -64,9 +64,9 @@ io::MfModelSummary ModelSummary(const MfConfig& c, const io::LoadedMf& data, con
   io::MfModelSummary m;
   m.version = kVersion;
   m.sampler = c.sampler.name;
-  m.seed = c.seed;
-  m.tiles = c.tiles;
-  const ChainOptions chain = c.chain();
+  m.seed = c.chain.seed;
+  m.tiles = c.chain.tiles;
+  const ChainOptions chain = c.chain.Resolved();
   m.iterations = chain.iterations;
   m.burn_in = chain.burn_in;
   m.thin = chain.thin;
@@ -110,19 +110,19 @@ struct MfCommand : ModelSpecDefaults {
   static void ResolveWithTiles(Communicator& comm, Options& options, RunStart& start) {
     MfConfig& config = options.config;
     if (!options.basics.burn_in_given)
-      ResolveBurnInOfPasses(kMfBurnInPasses, config.tiles, config.iterations, config.burn_in,
-                            options.basics, start.recorded_args);
+      ResolveBurnInOfPasses(kMfBurnInPasses, config.chain.tiles, config.chain.iterations,
+                            config.chain.burn_in, options.basics, start.recorded_args);
     if (!options.basics.eval_every_given)
-      ResolveEvalEveryOfPasses(kMfEvalEveryPasses, config.tiles, config.eval_every, config.thin,
-                               options.basics, start.recorded_args);
+      ResolveEvalEveryOfPasses(kMfEvalEveryPasses, config.chain.tiles, config.chain.eval_every,
+                               config.chain.thin, options.basics, start.recorded_args);
     RunCollectively(comm, [&] {
       if (options.step_warmup > 0 &&
-          static_cast<std::uint64_t>(options.step_warmup) > config.burn_in)
+          static_cast<std::uint64_t>(options.step_warmup) > config.chain.burn_in)
         throw UsageError("--step-warmup", "must not exceed --burn-in (" +
-                                              std::to_string(config.burn_in) +
+                                              std::to_string(config.chain.burn_in) +
                                               "): the samples kept must follow the step schedule");
     });
-    options.input.tiles = config.tiles;
+    options.input.tiles = config.chain.tiles;
     options.input.balance_columns = true;  // mf's item blocks hold about equal ratings each
   }
 
@@ -130,9 +130,11 @@ struct MfCommand : ModelSpecDefaults {
     MfConfig& config = options.config;
     Data data;
     static_cast<io::LoadedMf&>(data) = io::LoadMf(comm, options.input);
-    config.schedule = ResolveFactorSchedule(comm, options.basics, config.sampler, config.tiles);
+    config.chain.schedule =
+        ResolveFactorSchedule(comm, options.basics, config.sampler, config.chain.tiles);
     RunCollectively(comm, [&] {  // the id maps are the same on every rank
-      config.draws = ResolveDrawSelection(options.save_draws, data.users, data.items, config.seed);
+      config.draws =
+          ResolveDrawSelection(options.save_draws, data.users, data.items, config.chain.seed);
     });
     RecordDefaults(options.basics.run_config, ResolveMfDefaults(options, data.problem));
     return data;

@@ -37,12 +37,12 @@ SamCommandOptions ParseSam(const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   DeclareSamOptions(declare, o);
-  AddChainOptions(app, o.config, o.basics);
+  AddChainOptions(app, o.config.chain, o.basics);
   ParseOrThrow(app, args, "carousel sam");
-  ResolveChainOptions(app, o.config, o.basics);
+  ResolveChainOptions(app, o.config.chain, o.basics);
   o.friction_given = app.count("--friction") > 0;
   o.thermostat_given = app.count("--thermostat-initial") > 0;
-  o.config.schedule = ResolveSchedule(o.basics);
+  o.config.chain.schedule = ResolveSchedule(o.basics);
   o.argv = SelfContainedArgs(app, args);
   CheckSamplerChoice(o.sampler, BlockKind::kSphere);
   CheckSamOptions(o);
@@ -66,8 +66,8 @@ struct SamCommand : ModelSpecDefaults {
 
   static Data Load(Communicator& comm, Options& options, RunStart&) {
     SamConfig& config = options.config;
-    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format, config.tiles,
-                                config.split_seed),
+    Data data{LoadCommandCorpus(comm, options.corpus, options.vocab, options.format,
+                                config.chain.tiles, config.chain.split_seed),
               {},
               {}};
     RunCollectively(comm, [&] { data.sam = BuildSamCorpus(comm, data.share, config.tfidf); });
@@ -119,7 +119,8 @@ void SamCommand::Finish(Communicator& comm, const Options& options, const Data& 
     std::vector<std::uint32_t> held_out = data.survey.held_out.ids;
     std::sort(held_out.begin(), held_out.end());
     io::WriteHeldOut(out + "/heldout.txt", end.comments, held_out);
-    io::RunModelJson description = RunDescription(kName, options.sampler.name, config.chain());
+    io::RunModelJson description =
+        RunDescription(kName, options.sampler.name, config.chain.Resolved());
     DescribeSamRun(config, V, model.trace().back().theta_step, description);
     io::WriteRunModelJson(out, description);
     const SamTraceRow& last = model.trace().back();

@@ -65,7 +65,7 @@ class TileEngine::Impl {
   Impl(Communicator& comm, TileModel& model, const ChainOptions& options)
       : comm_(comm),
         model_(model),
-        options_(options),
+        options_(options.Resolved()),
         grid_(model.grid_rows(), model.grid_cols(), options.tiles, options.split_seed,
               model.grid_col_weights()),
         layout_(options.tiles, comm.size()),

@@ -20,23 +20,19 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-struct ToyChain {
-  int tiles = 0;  // 0: resolved by the run, as mf and lda do
-  std::uint64_t iterations = 100;
-  std::uint64_t burn_in = 40;
-  std::uint64_t eval_every = 10;
-  std::uint64_t thin = 0;
-  std::uint64_t checkpoint_every = 0;
-  std::uint64_t seed = 1;
-  std::uint64_t split_seed = 1;
-};
+ChainOptions ToyChain() {
+  ChainOptions chain = ChainOptions::WithDefaults(/*burn_in=*/40, /*eval_every=*/10);
+  chain.tiles = 0;  // 0: resolved by the run, as mf and lda do
+  chain.iterations = 100;
+  return chain;
+}
 
 struct Toy {
   double rate = 0.5;
   double fine = 0.123456789;  // a default CLI11 can only write rounded
   std::string name = "abc";
   bool flag = false;
-  ToyChain chain;
+  ChainOptions chain = ToyChain();
   RunBasics basics{"toy-out"};
   Args argv;
 };

@@ -25,11 +25,14 @@ namespace {
 struct ToyConfig {
   double rho = 0.5;     // the AR(1) coefficient
   bool broken = false;  // the control: noise without its factor sqrt(1 - rho^2)
-  int tiles = 0;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 100, burn_in = 20, eval_every = 1, thin = 0, checkpoint_every = 0;
-  std::uint64_t seed = 1, split_seed = 1;
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
+  ChainOptions chain = Chain();
+
+  static ChainOptions Chain() {
+    ChainOptions chain = ChainOptions::WithDefaults(/*burn_in=*/20, /*eval_every=*/1);
+    chain.tiles = 0;
+    chain.iterations = 100;
+    return chain;
+  }
 };
 
 struct ToyTraceRow {
@@ -54,7 +57,7 @@ class ToyModel : public TileModel {
   void UpdateTiles(const IterationContext&) override {}
   void UpdateRows(const IterationContext&) override {}
   void EndIteration(const IterationContext& ctx) override {
-    const double z = KeyedStream(config_.seed, Purpose::kTest, 0, ctx.t).normal();
+    const double z = KeyedStream(config_.chain.seed, Purpose::kTest, 0, ctx.t).normal();
     x_ = config_.rho * x_ + (config_.broken ? 1.0 : std::sqrt(1.0 - config_.rho * config_.rho)) * z;
   }
   std::string TakeColBlock(int) override { return {}; }
@@ -117,9 +120,9 @@ struct ToyCommand : ModelSpecDefaults {
     SetUpCommandApp(app);
     app.add_option("--rho", o.config.rho, "the AR(1) coefficient")->check(Within(-0.99, 0.99));
     app.add_flag("--broken-noise", o.config.broken, "noise without sqrt(1 - rho^2)");
-    AddChainOptions(app, o.config, o.basics);
+    AddChainOptions(app, o.config.chain, o.basics);
     ParseOrThrow(app, args, "carousel toy");
-    ResolveChainOptions(app, o.config, o.basics);
+    ResolveChainOptions(app, o.config.chain, o.basics);
     o.argv = SelfContainedArgs(app, args);
     return o;
   }

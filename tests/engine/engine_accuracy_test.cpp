@@ -108,7 +108,7 @@ Outcome RunEngine(const MfConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
   BpmfModel model(config, SharedData().problem, SharedData().share);
-  TileEngine engine(*comm, model, config.chain());
+  TileEngine engine(*comm, model, config.chain.Resolved());
   engine.Run(EngineCallbacks{});
   Outcome o;
   o.rmse_mean = model.trace().back().rmse_mean;
@@ -127,11 +127,11 @@ MfConfig DefaultConfig(const std::string& sampler) {
   c.sampler.name = sampler;
   c.step.a = sampler == "sgld" ? 0.5 / static_cast<double>(d.max_degree)
                                : 0.05 / static_cast<double>(d.problem.train_count);
-  c.iterations = 1000;
-  c.burn_in = 250;
-  c.eval_every = 10;
-  c.seed = 3;
-  c.split_seed = 3;  // the grid the problem was cut with
+  c.chain.iterations = 1000;
+  c.chain.burn_in = 250;
+  c.chain.eval_every = 10;
+  c.chain.seed = 3;
+  c.chain.split_seed = 3;  // the grid the problem was cut with
   return c;
 }
 

@@ -130,11 +130,11 @@ MfConfig BaseConfig(const std::string& sampler, double step, double rmsprop_alph
   c.sampler.name = sampler;
   c.sampler.rmsprop_alpha = rmsprop_alpha;
   c.step.a = step;
-  c.tiles = 1;
+  c.chain.tiles = 1;
   c.minibatch = 1.0;
-  c.eval_every = 1;
-  c.seed = 5;
-  c.split_seed = 5;  // the grid the problem was cut with
+  c.chain.eval_every = 1;
+  c.chain.seed = 5;
+  c.chain.split_seed = 5;  // the grid the problem was cut with
   return c;
 }
 
@@ -218,18 +218,20 @@ struct SgRun {
 };
 
 SgRun RunEngine(const Data& d, MfConfig c, std::uint64_t batch, int batches) {
-  c.eval_every = 1;
-  c.iterations = c.burn_in + batch * static_cast<std::uint64_t>(batches);
+  c.chain.eval_every = 1;
+  c.chain.iterations = c.chain.burn_in + batch * static_cast<std::uint64_t>(batches);
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
   BpmfModel model(c, d.problem, d.share);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   std::uint64_t done = 0;
   EngineCallbacks callbacks;
   callbacks.on_iteration = [&](std::uint64_t iteration, double) { done = iteration; };
   // Stop at the end of each batch; Run() resumes where it stopped.
   callbacks.requests = [&] {
-    return done > c.burn_in && (done - c.burn_in) % batch == 0 ? static_cast<int>(kRequestStop) : 0;
+    return done > c.chain.burn_in && (done - c.chain.burn_in) % batch == 0
+               ? static_cast<int>(kRequestStop)
+               : 0;
   };
   const std::size_t n = d.problem.test.size();
   std::vector<double> sum(n, 0.0), sum_sq(n, 0.0);
@@ -365,7 +367,7 @@ Verdict CompareWithGibbs(const std::string& label, const MfConfig& config, doubl
     const double div = static_cast<double>(1 << halvings);
     c.step.a = config.step.a / div;
     // Burn-in and batches grow with 1/step: the same number of effective draws each.
-    c.burn_in = static_cast<std::uint64_t>(2000 * div);
+    c.chain.burn_in = static_cast<std::uint64_t>(2000 * div);
     const auto batch = static_cast<std::uint64_t>(batch_scale * kBatch * div / 2);
     runs.push_back(RunEngine(d, c, batch, kBatches));
   }
@@ -443,7 +445,7 @@ MfConfig DefaultConfig(const std::string& sampler, double rmsprop_alpha) {
   MfConfig c = BaseConfig(sampler, 0.0, rmsprop_alpha);
   if (sampler == "sgrld") c.sampler.metric = std::make_shared<ExpectedFisherMetric>();
   c.sampler.rmsprop_lambda = DefaultRmspropLambda(SharedData().problem);
-  c.step.a = DefaultMfStep(c.sampler, SharedData().problem, c.tiles / c.minibatch);
+  c.step.a = DefaultMfStep(c.sampler, SharedData().problem, c.chain.tiles / c.minibatch);
   return c;
 }
 

@@ -88,18 +88,18 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
   c.step = StepSchedule{h, 1.0, 0.0};  // constant h
   c.minibatch = 1e9;                   // q = 1
   c.sweeps = 2;
-  c.tiles = tiles;
-  c.iterations = burn_in + draws;
-  c.burn_in = burn_in;
-  c.eval_every = 1;
+  c.chain.tiles = tiles;
+  c.chain.iterations = burn_in + draws;
+  c.chain.burn_in = burn_in;
+  c.chain.eval_every = 1;
   c.eval_sweeps = 1;
-  c.seed = 11;
+  c.chain.seed = 11;
   c.test_fraction = 0.0;
   // The draws of phi themselves: with one topic E[phi | z] is the exact posterior mean at
   // every iteration, which says nothing about SCIR.
   c.topic_word_mean = TopicWordMean::kDraws;
   LdaModel model(c, corpus);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   EngineCallbacks callbacks;
   callbacks.requests = [&engine, burn_in, per] {
     const std::uint64_t t = engine.iteration();
@@ -110,7 +110,7 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
   out.per = per;
   out.by_word.assign(V, {});
   std::vector<double> previous(V, 0.0);
-  while (engine.iteration() < c.iterations) {
+  while (engine.iteration() < c.chain.iterations) {
     engine.Run(callbacks);
     if (engine.iteration() <= burn_in) continue;
     std::uint64_t samples = 0;
@@ -250,14 +250,14 @@ ThreeTopicResult RunThreeTopics(const Corpus& corpus) {
   c.sampler = SimplexSampler::kScir;
   c.step = StepSchedule{0.5 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI default
   c.minibatch = 50;
-  c.tiles = 2;
-  c.iterations = 500;
-  c.burn_in = 200;
-  c.eval_every = 25;
-  c.seed = 4;
+  c.chain.tiles = 2;
+  c.chain.iterations = 500;
+  c.chain.burn_in = 200;
+  c.chain.eval_every = 25;
+  c.chain.seed = 4;
   c.test_fraction = 0.3;
   LdaModel model(c, corpus);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   EXPECT_TRUE(engine.Run(EngineCallbacks{}));
   ThreeTopicResult r;
   std::uint64_t samples = 0;

@@ -89,12 +89,12 @@ MfConfig Config(bool lazy, std::uint64_t seed, std::shared_ptr<const DiagonalMet
   c.sampler.transition = "ou";
   c.sampler.metric = std::move(metric);
   c.step.a = 0.05;
-  c.tiles = kTiles;
-  c.iterations = kIterations;
-  c.burn_in = kBurnIn;
-  c.eval_every = kTiles;
-  c.thin = kTiles;
-  c.seed = seed;
+  c.chain.tiles = kTiles;
+  c.chain.iterations = kIterations;
+  c.chain.burn_in = kBurnIn;
+  c.chain.eval_every = kTiles;
+  c.chain.thin = kTiles;
+  c.chain.seed = seed;
   c.lazy_rows = lazy;
   return c;
 }
@@ -105,10 +105,11 @@ const char* const kNames[kStats] = {"mean prediction", "mean predictive variance
 
 std::vector<double> ChainStatistics(const Data& d, const MfConfig& config) {
   TileShare share;
-  const MfProblem problem = WholeMfProblem(d.train, d.test, config.tiles, config.seed, &share);
+  const MfProblem problem =
+      WholeMfProblem(d.train, d.test, config.chain.tiles, config.chain.seed, &share);
   const auto comm = MakeSerialCommunicator();
   BpmfModel model(config, problem, share);
-  TileEngine engine(*comm, model, config.chain());
+  TileEngine engine(*comm, model, config.chain.Resolved());
   engine.Run(EngineCallbacks{});
   const MfPosterior post = model.Posterior();
   std::vector<double> s(kStats, 0.0);

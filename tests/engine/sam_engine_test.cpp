@@ -59,19 +59,19 @@ std::vector<double> BestCosines(bool structured, GeodesicKind sampler) {
   c.friction = 10.0;  // rho = C h = 0.1
   c.thermostat_initial = 10.0;
   c.minibatch = 30;
-  c.tiles = 2;
-  c.iterations = 600;
-  c.burn_in = 300;
-  c.eval_every = 100;
-  c.thin = 10;
-  c.seed = 7;
-  c.split_seed = 7;
+  c.chain.tiles = 2;
+  c.chain.iterations = 600;
+  c.chain.burn_in = 300;
+  c.chain.eval_every = 100;
+  c.chain.thin = 10;
+  c.chain.seed = 7;
+  c.chain.split_seed = 7;
   c.test_fraction = 0.1;
   c.eval_draws = 20;
   auto comm = MakeSerialCommunicator();
   const SamSurvey survey = SurveySamCorpus(*comm, tfidf, c);
   SamModel model(c, tfidf, survey);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   engine.Run({});
   const std::vector<double> directions = model.TopicMeanDirections();
   const std::size_t V = tfidf.vocabulary.size();

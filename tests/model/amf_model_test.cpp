@@ -22,12 +22,12 @@ AmfConfig OneEntryConfig(std::uint64_t seed) {
   c.sampler.name = "psgld";
   c.sampler.rmsprop_lambda = 2.0;
   c.step.a = 2e-3;
-  c.tiles = 1;
-  c.iterations = 200000;
-  c.burn_in = 2000;
-  c.eval_every = 1;
-  c.thin = 1;
-  c.seed = seed;
+  c.chain.tiles = 1;
+  c.chain.iterations = 200000;
+  c.chain.burn_in = 2000;
+  c.chain.eval_every = 1;
+  c.chain.thin = 1;
+  c.chain.seed = seed;
   return c;
 }
 
@@ -65,10 +65,10 @@ ChainsOfW RunOneEntryChains(double x, double expected, AmfFault fault) {
     AmfConfig c = OneEntryConfig(seed);
     c.fault = fault;
     TileShare share;
-    const MfProblem problem = WholeMfProblem(train, {}, c.tiles, c.seed, &share);
+    const MfProblem problem = WholeMfProblem(train, {}, c.chain.tiles, c.chain.seed, &share);
     auto comm = MakeSerialCommunicator();
     AmfModel model(c, problem, share);
-    TileEngine engine(*comm, model, c.chain());
+    TileEngine engine(*comm, model, c.chain.Resolved());
     engine.Run(EngineCallbacks{});
     Eigen::MatrixXd w, h;
     model.PosteriorMeans(w, h);

@@ -60,7 +60,7 @@ TEST(BpmfCheckpointLayout, MomentSumsAreSavedColumnMajor) {
   ASSERT_GT(users.var.maxCoeff(), 0.0);  // samples differ: the sums are not all alike
 
   // Row blocks: encoded block state, then sum and sum_sq (rows x width, column-major).
-  for (int b = 0; b < c.tiles; ++b) {
+  for (int b = 0; b < c.chain.tiles; ++b) {
     const std::vector<std::uint32_t>& members = engine.grid().rows().Members(b);
     const auto rows = static_cast<Eigen::Index>(members.size());
     const std::string bytes = model.SaveRowBlock(b);

@@ -114,15 +114,15 @@ std::vector<std::vector<double>> RunTileModel(DpmixBroken broken, double* second
   config.step = StepSchedule{5.0, 1.0, 0.0};
   config.weight_step = config.step;
   config.init_components = 5;
-  config.tiles = 1;
-  config.iterations = kBurnIn + kDraws;
-  config.burn_in = kBurnIn;
-  config.eval_every = config.iterations;
-  config.seed = 3;
+  config.chain.tiles = 1;
+  config.chain.iterations = kBurnIn + kDraws;
+  config.chain.burn_in = kBurnIn;
+  config.chain.eval_every = config.chain.iterations;
+  config.chain.seed = 3;
   config.broken = broken;
   auto comm = MakeSerialCommunicator();
   DpmixModel model(config, corpus);
-  TileEngine engine(*comm, model, config.chain());
+  TileEngine engine(*comm, model, config.chain.Resolved());
   std::vector<std::vector<double>> draws;
   EngineCallbacks callbacks;
   callbacks.on_iteration = [&](std::uint64_t iteration, double) {

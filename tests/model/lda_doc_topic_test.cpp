@@ -26,14 +26,14 @@ TEST(LdaDocTopicSlices, AnySliceSizeGivesTheSameRowsInOrder) {
   c.topics = 3;
   c.step = StepSchedule{0.5 * std::pow(10.0, 0.33), 10.0, 0.33};
   c.minibatch = 40;
-  c.tiles = 3;  // three row blocks, whose documents interleave in id order
-  c.iterations = 30;
-  c.burn_in = 10;
-  c.eval_every = 5;
+  c.chain.tiles = 3;  // three row blocks, whose documents interleave in id order
+  c.chain.iterations = 30;
+  c.chain.burn_in = 10;
+  c.chain.eval_every = 5;
   c.test_fraction = 0.2;
   auto comm = MakeSerialCommunicator();
   LdaModel model(c, gen.corpus);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   ASSERT_TRUE(engine.Run(EngineCallbacks{}));
   ASSERT_GT(model.samples(), 0u);
 

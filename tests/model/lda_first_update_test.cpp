@@ -52,13 +52,13 @@ LdaConfig OneIteration(FirstUpdate first, TopicWordMean mean, int tiles) {
   LdaConfig c;
   c.topics = 5;
   c.step = StepSchedule{2.0 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI's default h = 2
-  c.tiles = tiles;
-  c.iterations = 1;
-  c.burn_in = 0;
-  c.eval_every = 1;
+  c.chain.tiles = tiles;
+  c.chain.iterations = 1;
+  c.chain.burn_in = 0;
+  c.chain.eval_every = 1;
   c.eval_sweeps = 2;
   c.sweeps = 2;
-  c.seed = 4;
+  c.chain.seed = 4;
   c.first_update = first;
   c.topic_word_mean = mean;
   return c;
@@ -67,14 +67,14 @@ LdaConfig OneIteration(FirstUpdate first, TopicWordMean mean, int tiles) {
 // n_kw (K x V, global word ids) of the initial topics of every training token, as
 // BuildRowBlockTokens draws them for each row-block.
 std::vector<std::uint32_t> InitialTopicCounts(const Corpus& corpus, const LdaConfig& c) {
-  const TileGrid grid(corpus.documents, corpus.vocabulary, c.tiles, c.split_seed);
+  const TileGrid grid(corpus.documents, corpus.vocabulary, c.chain.tiles, c.chain.split_seed);
   const std::vector<DocumentRole> roles =
-      ChooseDocumentRoles(corpus, c.test_fraction, c.split_seed);
+      ChooseDocumentRoles(corpus, c.test_fraction, c.chain.split_seed);
   const auto V = corpus.vocabulary;
   std::vector<std::uint32_t> counts(static_cast<std::size_t>(c.topics) * V, 0);
   for (int i = 0; i < grid.blocks(); ++i) {
-    const RowBlockTokens rb =
-        BuildRowBlockTokens(corpus, roles, grid, i, c.topics, c.seed, c.initial_topics, c.alpha);
+    const RowBlockTokens rb = BuildRowBlockTokens(corpus, roles, grid, i, c.topics, c.chain.seed,
+                                                  c.initial_topics, c.alpha);
     const TileTokens& t = rb.train.tokens;
     for (std::size_t d = 0; d < t.documents(); ++d)
       for (int j = 0; j < grid.blocks(); ++j)
@@ -126,14 +126,14 @@ TEST(LdaFirstUpdate, TheFirstIterationSweepsNoDocumentOnAnyRankCount) {
 // iteration 0 with a_hat = beta + the initial topics' counts (one tile, every document: the
 // scale is 1), and phi_kw = theta_kw / theta_k.
 std::vector<double> ExpectedFirstDraw(const Corpus& corpus, const LdaConfig& c) {
-  const TileGrid grid(corpus.documents, corpus.vocabulary, 1, c.split_seed);
+  const TileGrid grid(corpus.documents, corpus.vocabulary, 1, c.chain.split_seed);
   const std::vector<std::uint32_t>& words = grid.cols().Members(0);
   const std::size_t K = static_cast<std::size_t>(c.topics), V = corpus.vocabulary;
   const std::vector<std::uint32_t> by_topic = InitialTopicCounts(corpus, c);
   std::vector<std::uint32_t> counts(V * K);  // the block's layout: row w, column k
   std::vector<double> theta(V * K);
   for (std::size_t w = 0; w < V; ++w) {
-    KeyedStream rng(c.seed, Purpose::kInitCol, words[w], 0);
+    KeyedStream rng(c.chain.seed, Purpose::kInitCol, words[w], 0);
     for (std::size_t k = 0; k < K; ++k) {
       theta[w * K + k] = -std::log(rng.uniform());
       counts[w * K + k] = by_topic[k * V + words[w]];
@@ -145,7 +145,7 @@ std::vector<double> ExpectedFirstDraw(const Corpus& corpus, const LdaConfig& c) 
   step.beta = c.beta;
   step.step = c.step.At(0);
   step.scale = 1.0;
-  step.seed = c.seed;
+  step.seed = c.chain.seed;
   step.iteration = 0;
   std::vector<double> total(K, 0.0);
   EXPECT_TRUE(

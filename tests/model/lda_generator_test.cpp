@@ -97,13 +97,13 @@ TEST(LdaGenerator, TopicsAreRecoveredWithinTheirMonteCarloError) {
   c.topics = 4;
   c.step = StepSchedule{0.5 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI default
   c.minibatch = 800;
-  c.tiles = 2;
-  c.iterations = 200;
-  c.burn_in = 100;
-  c.eval_every = 50;
-  c.seed = 1;
+  c.chain.tiles = 2;
+  c.chain.iterations = 200;
+  c.chain.burn_in = 100;
+  c.chain.eval_every = 50;
+  c.chain.seed = 1;
   LdaModel model(c, g.corpus);
-  TileEngine engine(*comm, model, c.chain());
+  TileEngine engine(*comm, model, c.chain.Resolved());
   ASSERT_TRUE(engine.Run(EngineCallbacks{}));
   std::uint64_t samples = 0;
   const std::vector<double> learned = model.TopicWordMean(&samples);

@@ -43,7 +43,7 @@ RunResult RunOnRanks(const LdaConfig& config, const Corpus& corpus, int ranks) {
 // Training tokens of each word: every token of the documents ChooseDocumentRoles trains on.
 std::vector<double> TrainingTokensPerWord(const Corpus& corpus, const LdaConfig& config) {
   const std::vector<DocumentRole> roles =
-      ChooseDocumentRoles(corpus, config.test_fraction, config.split_seed);
+      ChooseDocumentRoles(corpus, config.test_fraction, config.chain.split_seed);
   std::vector<double> per_word(corpus.vocabulary, 0.0);
   for (std::uint32_t d = 0; d < corpus.documents; ++d) {
     if (roles[d] != DocumentRole::kTrain) continue;
@@ -87,12 +87,12 @@ LdaConfig OneKeptDraw(TopicWordMean estimator) {
   LdaConfig c;
   c.topics = 5;
   c.step = StepSchedule{2.0 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI's default h = 2
-  c.tiles = 3;
-  c.iterations = 9;
-  c.burn_in = 5;
-  c.eval_every = 9;  // one evaluation, at the end: one kept draw
+  c.chain.tiles = 3;
+  c.chain.iterations = 9;
+  c.chain.burn_in = 5;
+  c.chain.eval_every = 9;  // one evaluation, at the end: one kept draw
   c.sweeps = 2;
-  c.seed = 3;
+  c.chain.seed = 3;
   c.topic_word_mean = estimator;
   return c;
 }
@@ -147,9 +147,9 @@ TEST(LdaTopicMean, DrawsOfPhiDoNotDecodeToTheTrainingTokens) {  // the check abo
 TEST(LdaTopicMean, TheChainIsTheSameWhicheverMeanItReports) {
   const GeneratedCorpus gen = SmallCorpus();
   LdaConfig c = OneKeptDraw(TopicWordMean::kAssignments);
-  c.iterations = 40;
-  c.burn_in = 10;
-  c.eval_every = 5;
+  c.chain.iterations = 40;
+  c.chain.burn_in = 10;
+  c.chain.eval_every = 5;
   const RunResult assignments = RunOnRanks(c, gen.corpus, 1);
   c.topic_word_mean = TopicWordMean::kDraws;
   const RunResult draws = RunOnRanks(c, gen.corpus, 1);

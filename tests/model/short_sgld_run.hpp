@@ -17,10 +17,11 @@ namespace carousel {
 struct ShortSgldRun {
   ShortSgldRun(const MfGeneratorOptions& g, std::uint64_t eval_every)
       : config(Config(eval_every)),
-        problem(WholeMfProblem(GeneratedTraining(g), {}, config.tiles, config.seed, &share)),
+        problem(WholeMfProblem(GeneratedTraining(g), {}, config.chain.tiles, config.chain.seed,
+                               &share)),
         comm(MakeSerialCommunicator()),
         model(config, problem, share),
-        engine(*comm, model, config.chain()) {
+        engine(*comm, model, config.chain.Resolved()) {
     engine.Run(EngineCallbacks{});
   }
 
@@ -29,10 +30,10 @@ struct ShortSgldRun {
     c.shape.rank = 3;
     c.sampler.name = "sgld";
     c.step.a = 1e-4;
-    c.tiles = 3;
-    c.iterations = 12;
-    c.burn_in = 4;
-    c.eval_every = eval_every;
+    c.chain.tiles = 3;
+    c.chain.iterations = 12;
+    c.chain.burn_in = 4;
+    c.chain.eval_every = eval_every;
     return c;
   }
 

@@ -58,9 +58,9 @@ std::string ParseOrResume(Communicator& comm, const std::string& command,
                                                      "; continue it with carousel " +
                                                      stored.command + " --resume " + *dir);
     const Options started = parse(stored.args);  // the burn-in as the run resolved it
-    options = parse(ResumedArgs(stored, *dir, saved.tiles, started.config.burn_in, args));
-    if (options.config.iterations < saved.iteration)
-      throw UsageError("--iterations", "is " + std::to_string(options.config.iterations) +
+    options = parse(ResumedArgs(stored, *dir, saved.tiles, started.config.chain.burn_in, args));
+    if (options.config.chain.iterations < saved.iteration)
+      throw UsageError("--iterations", "is " + std::to_string(options.config.chain.iterations) +
                                            ", but the run's newest checkpoint is at iteration " +
                                            std::to_string(saved.iteration));
   });
@@ -80,9 +80,10 @@ std::optional<int> StartModelCommand(Communicator& comm, const std::string& comm
   resume_payload = ParseOrResume(comm, command, args, options, parse);
   if (options.basics.chains > 1)
     return RunSeveralChains(
-        comm, {command, options.basics.chains, options.basics.out, options.config.seed,
-               options.config.split_seed, options.basics.auto_iterations, options.config.iterations,
-               options.basics.max_iterations, args, run, options.config.tiles > 0});
+        comm, {command, options.basics.chains, options.basics.out, options.config.chain.seed,
+               options.config.chain.split_seed, options.basics.auto_iterations,
+               options.config.chain.iterations, options.basics.max_iterations, args, run,
+               options.config.chain.tiles > 0});
   return std::nullopt;
 }
 

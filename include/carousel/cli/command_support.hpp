@@ -46,74 +46,9 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
 // several chains costs at most 8 times a fixed-length one.
 inline constexpr std::uint64_t kAutoIterationsCap = 8;
 
-// Declares the options every sampling command shares: the chain's in its Config and the
-// others in RunBasics (cli/run_basics.hpp).
-template <class Config>
-void AddChainOptions(CLI::App& app, Config& c, RunBasics& o) {
-  app.add_option("--tiles", c.tiles, "tiles per side B (a multiple of the number of ranks)")
-      ->check(Within(1, 4096))
-      ->default_str("number of ranks");
-  app.add_option("--schedule", o.schedule, "cyclic|random stratum order")
-      ->check(CLI::IsMember({"default", "cyclic", "random"}))
-      ->default_str("cyclic (random where the sampler needs it)");
-  // "auto" stands for the default number, and marks the run as one that goes on until its
-  // chains mix (several_chains.hpp).
-  const std::string default_iterations = std::to_string(c.iterations);
-  app.add_option("--iterations", c.iterations,
-                 "iterations (one stratum each); auto (the default with --chains): run "
-                 "the chains until carousel summary's checks pass, doubling from the "
-                 "default up to --max-iterations")
-      ->transform(CLI::Validator(
-          [&o, default_iterations](std::string& value) {
-            if (value == "auto") {
-              o.auto_iterations = true;
-              value = default_iterations;
-            }
-            return std::string();
-          },
-          ""))
-      ->type_name("UINT|auto")
-      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
-  app.add_option("--max-iterations", o.max_iterations,
-                 "with --iterations auto: at most this many iterations per chain")
-      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40))
-      ->default_str(std::to_string(kAutoIterationsCap) + " x the default --iterations");
-  app.add_option("--burn-in", c.burn_in,
-                 "iterations before samples enter the posterior averages (default: " +
-                     std::to_string(c.burn_in) + ", at most half of --iterations)");
-  app.add_option("--eval-every", c.eval_every, "evaluate (test metrics, trace row) every N")
-      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40));
-  app.add_option("--thin", c.thin,
-                 "after burn-in keep a draw (posterior averages, draws/) every N iterations")
-      ->check(Within(std::uint64_t{1}, std::uint64_t{1} << 40))
-      ->default_str("--eval-every");
-  app.add_option("--chains", o.chains,
-                 "independent chains, seeds derived from --seed (chain 1 uses --seed); "
-                 "concurrently on groups of ranks, or one after another")
-      ->check(Within(1, 1024));
-  app.add_option("--seed", c.seed, "seed of the chain's random choices")->check(NonNegative());
-  app.add_option("--split-seed", o.split_seed,
-                 "seed of how the data is divided: the tile grid and the held-out split (the "
-                 "chains of a --chains run share the run's)")
-      ->check(NonNegative())
-      ->default_str("--seed");
-  app.add_option("--out", o.out, "output directory")->check(NonEmpty());
-  app.add_option("--checkpoint-every", c.checkpoint_every,
-                 "checkpoint every N iterations (0: only every --checkpoint-minutes and on "
-                 "SIGINT, SIGTERM, SIGUSR1 or SIGUSR2)")
-      ->check(NonNegative());
-  app.add_option("--checkpoint-minutes", o.checkpoint_minutes,
-                 "also checkpoint after every M minutes of wall time (0: never)")
-      ->check(NonNegative());
-  app.add_option("--resume", o.resume,
-                 "continue the run whose --out is DIR (only --iterations, --checkpoint-every, "
-                 "--checkpoint-minutes, --eval-every and --quiet may be given with it)")
-      ->configurable(false);  // decided before parsing (ParseOrResume), from the command line
-  app.add_flag("--overwrite", o.overwrite,
-               "a fresh run may replace the outputs and checkpoints of another run in --out");
-  app.add_flag("--quiet", o.quiet, "no progress lines");
-  AddConfigFileOption(app);
-}
+// Declares the options every sampling command shares: the chain's (a config's `chain`) and
+// the others in RunBasics (cli/run_basics.hpp).
+void AddChainOptions(CLI::App& app, ChainOptions& c, RunBasics& o);
 
 // A burn-in not given on the command line of a fresh run: `passes` passes over the data
 // (BurnInOfPasses), recorded for config.toml and appended to the command line that the
@@ -157,50 +92,7 @@ inline void ResolveEvalEveryOfPasses(std::uint64_t passes, int tiles, std::uint6
 // iterations (so a short run needs no --burn-in); one that was given must be smaller than
 // --iterations. --thin not given is --eval-every, so that by default every evaluation after
 // burn-in keeps a draw.
-template <class Config>
-void ResolveChainOptions(CLI::App& app, Config& c, RunBasics& o) {
-  o.run_config = RunConfig(app);
-  o.burn_in_given = app.count("--burn-in") > 0;
-  o.eval_every_given = app.count("--eval-every") > 0;
-  o.thin_given = app.count("--thin") > 0;
-  if (!o.burn_in_given) {
-    c.burn_in = std::min(c.burn_in, c.iterations / 2);
-    o.run_config.Resolve("--burn-in", std::to_string(c.burn_in),
-                         "the default, at most half of --iterations");
-  }
-  c.split_seed = o.split_seed >= 0 ? static_cast<std::uint64_t>(o.split_seed) : c.seed;
-  if (o.split_seed < 0)
-    o.run_config.Resolve("--split-seed", std::to_string(c.split_seed), "--seed");
-  if (c.thin == 0) {
-    c.thin = c.eval_every;
-    o.run_config.Resolve("--thin", std::to_string(c.thin), "the default, --eval-every");
-  }
-  if (o.auto_iterations && o.chains < 2)
-    throw UsageError("--iterations",
-                     "auto needs --chains 2 or more: it runs the chains until "
-                     "they agree (R-hat) and have enough effective draws");
-  // Several chains are run to be diagnosed, so by default they run until the diagnostics
-  // pass (issue #42): a fixed default length left every model's 4 chains unmixed
-  // (doc/outputs.md, "Running until the chains mix").
-  if (o.chains >= 2 && app.count("--iterations") == 0 && o.resume.empty()) {
-    o.auto_iterations = true;
-    o.run_config.Resolve("--iterations", "auto", "the default with --chains");
-  }
-  if (o.max_iterations == 0) {
-    o.max_iterations = kAutoIterationsCap * c.iterations;
-    o.run_config.Resolve("--max-iterations", std::to_string(o.max_iterations),
-                         "the default, " + std::to_string(kAutoIterationsCap) + " x --iterations");
-  }
-  if (o.auto_iterations && o.max_iterations < c.iterations)
-    throw UsageError("--max-iterations",
-                     "must be at least --iterations (" + std::to_string(c.iterations) + ")");
-  if (c.burn_in >= c.iterations && !o.resume.empty())
-    throw UsageError("--iterations", "must be larger than the resumed run's burn-in, " +
-                                         std::to_string(c.burn_in) + " (fixed when it started)");
-  if (c.burn_in >= c.iterations)
-    throw UsageError("--burn-in",
-                     "must be smaller than --iterations (" + std::to_string(c.iterations) + ")");
-}
+void ResolveChainOptions(CLI::App& app, ChainOptions& c, RunBasics& o);
 
 std::string JoinArgs(const std::vector<std::string>& args);
 

@@ -73,7 +73,7 @@ template <class Spec>
 std::vector<std::pair<std::string, std::string>> RunConfiguration(
     const typename Spec::Options& options, int ranks, const typename Spec::Data& data,
     const typename Spec::Model& model) {
-  auto lines = RunHeadLines(Spec::kName, options.argv, ranks, options.config.tiles);
+  auto lines = RunHeadLines(Spec::kName, options.argv, ranks, options.config.chain.tiles);
   for (auto& line : Spec::Comments(options, data, model)) lines.push_back(std::move(line));
   return lines;
 }
@@ -87,7 +87,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (const std::optional<int> code = StartModelCommand(
           comm, Spec::kName, args, RunModelCommand<Spec>, options, Spec::Parse, resume_payload))
     return *code;
-  ResolveTiles(comm, options.config.tiles, options.basics);
+  ResolveTiles(comm, options.config.chain.tiles, options.basics);
   RunStart start{resume_payload.empty(), options.argv};
   Spec::ResolveWithTiles(comm, options, start);
   const auto load_start = std::chrono::steady_clock::now();
@@ -96,8 +96,8 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (const std::optional<int> code = Spec::RunInstead(comm, options, data)) return *code;
 
   const Chain<Model> chain = StartChain<Model>(
-      comm, [&] { return Spec::Make(options, data); }, options.config.chain(), resume_payload,
-      options.basics.out, [&](const Model& m) { Spec::Check(m, data); });
+      comm, [&] { return Spec::Make(options, data); }, options.config.chain.Resolved(),
+      resume_payload, options.basics.out, [&](const Model& m) { Spec::Check(m, data); });
   WriteRunConfig(comm, Spec::kName, options.basics);
   Model& model = *chain.model;
   Spec::Started(comm, options, data, model);
@@ -106,7 +106,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
       io::CommentBlock(RunConfiguration<Spec>(options, comm.size(), data, model));
   const std::string trace_path = options.basics.out + "/trace.csv";
   const DrawsOutput draws{options.basics.out, std::string("carousel ") + Spec::kName,
-                          options.config.chain(), comments};
+                          options.config.chain.Resolved(), comments};
   ChainHooks hooks;
   hooks.write_trace = [&] {
     Spec::WriteTrace(trace_path, comments, model);
@@ -116,7 +116,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   hooks.eval_status = [&] { return Spec::Status(model, data); };
   if (comm.rank() == 0 && !options.basics.quiet) Spec::Note(options, data, model);
   const ChainOutcome outcome =
-      RunChain(comm, *chain.engine, options.basics, options.config.iterations,
+      RunChain(comm, *chain.engine, options.basics, options.config.chain.iterations,
                RunRecord{Spec::kName, start.recorded_args}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), chain.engine->iteration(), Spec::kName, options.basics.out);

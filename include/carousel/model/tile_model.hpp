@@ -39,7 +39,7 @@ struct ModelFootprint {
   std::uint64_t whole_bytes = 0;
 };
 
-// The options every model's chain shares.
+// The options every model's chain shares: one member (`chain`) of each model's config.
 struct ChainOptions {
   int tiles = 1;
   StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
@@ -47,30 +47,30 @@ struct ChainOptions {
   std::uint64_t burn_in = 200;
   std::uint64_t eval_every = 10;
   // After burn-in a draw is kept (enters the posterior averages and the draws file) every
-  // `thin` iterations and at the last one; each kept draw is also an evaluation.
-  std::uint64_t thin = 10;
+  // `thin` iterations and at the last one; each kept draw is also an evaluation. 0: every
+  // eval_every (Resolved).
+  std::uint64_t thin = 0;
   std::uint64_t checkpoint_every = 0;  // 0: only on signals
   std::uint64_t seed = 1;
   // Keys how the data is divided, the tile grid and the held-out split, apart from the
   // chain's own randomness: the chains of one run share it, so that they sample one
   // posterior of one training set (DESIGN.md section 1).
   std::uint64_t split_seed = 1;
-};
 
-// The chain options of a model's config (MfConfig, LdaConfig), whose fields carry the same
-// names; a thin of 0 there means --eval-every.
-template <class Config>
-ChainOptions ChainOptionsOf(const Config& c) {
-  return {c.tiles,
-          c.schedule,
-          c.iterations,
-          c.burn_in,
-          c.eval_every,
-          c.thin == 0 ? c.eval_every : c.thin,
-          c.checkpoint_every,
-          c.seed,
-          c.split_seed};
-}
+  // These options with a thin of 0 made eval_every: what the engine runs.
+  ChainOptions Resolved() const {
+    ChainOptions resolved = *this;
+    if (resolved.thin == 0) resolved.thin = resolved.eval_every;
+    return resolved;
+  }
+  // The defaults with a model's own burn-in and evaluation cadence.
+  static ChainOptions WithDefaults(std::uint64_t burn_in, std::uint64_t eval_every) {
+    ChainOptions options;
+    options.burn_in = burn_in;
+    options.eval_every = eval_every;
+    return options;
+  }
+};
 
 // A fraction numerator / denominator of a run's iterations, and its words for config.toml.
 struct RunFraction {

@@ -62,7 +62,8 @@ AmfModel::AmfModel(const AmfConfig& config, const MfProblem& problem, TileShare 
   // cannot be built; the registry refuses it before this, this is the model's own guard.
   if (sampler_->needs_fisher_after_step())
     throw SettingError("initial-metric", "carousel amf supplies no Fisher information");
-  if (config.keep_samples > 0) sample_plan_ = SpreadSamples(config.chain(), config.keep_samples);
+  if (config.keep_samples > 0)
+    sample_plan_ = SpreadSamples(config.chain.Resolved(), config.keep_samples);
 }
 AmfModel::~AmfModel() = default;
 
@@ -93,7 +94,7 @@ BlockState AmfModel::FreshBlock(const std::vector<std::uint32_t>& members, Purpo
   BlockState block;
   block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.rank);
   for (std::size_t r = 0; r < members.size(); ++r) {
-    KeyedStream stream(config_.seed, purpose, members[r], 0);
+    KeyedStream stream(config_.chain.seed, purpose, members[r], 0);
     for (int f = 0; f < config_.rank; ++f)
       block.theta(static_cast<Eigen::Index>(r), f) =
           static_cast<float>(level * std::exp(config_.init_sd * stream.normal()));
@@ -146,7 +147,7 @@ std::vector<std::uint64_t> AmfModel::Attach(const TileRun& run) {
       phi.resize(tile.size());
       for (std::size_t r = 0; r < n; ++r)
         for (std::uint32_t e = tile.row_start[r]; e < tile.row_start[r + 1]; ++e) {
-          KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, tile.col[e]),
+          KeyedStream stream(config_.chain.seed, Purpose::kStable, EntryId(rb, j, r, tile.col[e]),
                              kPhiInitIteration);
           phi[e] = AmfPhiPrior(config_.alpha, stream);
         }
@@ -210,7 +211,7 @@ void AmfModel::TilePass(RowBlock& rb, int j, const Matrix* w_phi, const Matrix* 
         // current W, H (HAMCMC's gradient point theta_{t-M} is not the current sample).
         const double v_now =
             same_point ? v : AmfScale(w_phi->row(row).data(), h_phi->row(c).data(), k);
-        KeyedStream stream(config_.seed, Purpose::kStable, EntryId(rb, j, r, c), t_);
+        KeyedStream stream(config_.chain.seed, Purpose::kStable, EntryId(rb, j, r, c), t_);
         bool accepted = false;
         phi[e] = AmfPhiMetropolisStep(phi[e], x, v_now, config_.alpha, stream, PhiFault::kNone,
                                       &accepted, config_.likelihood);
@@ -231,10 +232,10 @@ void AmfModel::TilePass(RowBlock& rb, int j, const Matrix* w_phi, const Matrix* 
 }
 
 NoiseKey AmfModel::RowNoise(const RowBlock& rb) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseRow, t_, &grid_->rows().Members(rb.id)};
+  return NoiseKey{config_.chain.seed, Purpose::kNoiseRow, t_, &grid_->rows().Members(rb.id)};
 }
 NoiseKey AmfModel::ColNoise(int j) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseCol, t_, &grid_->cols().Members(j)};
+  return NoiseKey{config_.chain.seed, Purpose::kNoiseCol, t_, &grid_->cols().Members(j)};
 }
 
 // The fixed columns of W (--fix-rows) put back after the row block's step (and its
@@ -433,7 +434,7 @@ std::string AmfModel::Fingerprint() const {
     << " alpha=" << io::FormatReal(config_.alpha) << " sampler=" << sampler_->name()
     << " likelihood=" << (config_.likelihood == AmfLikelihood::kComplex ? "complex" : "real")
     << " fixed_cols=" << fixed_cols_ << " fixed_crc=" << std::hex << fixed_crc_ << std::dec
-    << " reconstruct=" << config_.reconstruct << " seed=" << config_.seed;
+    << " reconstruct=" << config_.reconstruct << " seed=" << config_.chain.seed;
   return s.str();
 }
 

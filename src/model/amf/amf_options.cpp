@@ -30,7 +30,7 @@ std::vector<ResolvedDefault> ResolveAmfDefaults(AmfOptions& o, const MfProblem& 
   // PSGLD's step and floor are given per entry, as carousel mf's (mf_defaults.hpp): the
   // preconditioner sees the mean gradient over the stratum, which shrinks like 1 / N.
   if (config.step.a <= 0) {
-    config.step.a = DefaultAmfStep(config.sampler, problem, config.tiles);
+    config.step.a = DefaultAmfStep(config.sampler, problem, config.chain.tiles);
     chosen.push_back(
         {"--step", io::FormatReal(config.step.a), "the sampler's default for this data"});
   }
@@ -61,11 +61,11 @@ std::vector<std::pair<std::string, std::string>> AmfConfigurationLines(const Amf
                                                 std::to_string(fixed_cols) + " columns of W)"},
           {"prior", "W ~ Exponential(" + io::FormatReal(c.lambda_w) + "), H ~ Exponential(" +
                         io::FormatReal(c.lambda_h) + ")"},
-          {"schedule", StratumSchedule::Name(c.schedule)},
-          {"iterations", std::to_string(c.iterations)},
-          {"burn_in", std::to_string(c.burn_in)},
-          {"eval_every", std::to_string(c.eval_every)},
-          {"seed", std::to_string(c.seed)},
+          {"schedule", StratumSchedule::Name(c.chain.schedule)},
+          {"iterations", std::to_string(c.chain.iterations)},
+          {"burn_in", std::to_string(c.chain.burn_in)},
+          {"eval_every", std::to_string(c.chain.eval_every)},
+          {"seed", std::to_string(c.chain.seed)},
           {"train", o.input.train},
           {"rows", std::to_string(problem.rows)},
           {"cols", std::to_string(problem.cols)},

@@ -147,7 +147,7 @@ BlockState BpmfModel::Impl::FreshBlock(const std::vector<std::uint32_t>& members
   BlockState block;
   block.theta = Matrix::Zero(static_cast<Eigen::Index>(members.size()), config_.shape.width());
   for (std::size_t r = 0; r < members.size(); ++r) {
-    KeyedStream stream(config_.seed, purpose, members[r], 0);
+    KeyedStream stream(config_.chain.seed, purpose, members[r], 0);
     for (int f = 0; f < k; ++f)
       block.theta(static_cast<Eigen::Index>(r), f) =
           static_cast<float>(config_.init_sd * stream.normal());
@@ -265,7 +265,7 @@ std::string BpmfModel::Impl::Fingerprint() const {
     << " test=" << problem_.test_count << " data_crc=" << std::hex
     << (problem_.train_checksum ^ problem_.test_checksum) << std::dec << " tiles=" << B()
     << " rank=" << config_.shape.rank << " bias=" << config_.shape.bias
-    << " sampler=" << sampler_->name() << " seed=" << config_.seed;
+    << " sampler=" << sampler_->name() << " seed=" << config_.chain.seed;
   if (lazy_) s << " rows=with-data";  // rows without data sit out (checkpoints carry clocks)
   if (deferred_) s << " noise=deferred";
   if (ridge_) s << " ridge-move";

@@ -10,8 +10,9 @@
 namespace carousel {
 
 void BpmfModel::Impl::PlanSamples() {
-  sample_plan_ = config_.keep_samples > 0 ? SpreadSamples(config_.chain(), config_.keep_samples)
-                                          : std::vector<std::uint64_t>();
+  sample_plan_ = config_.keep_samples > 0
+                     ? SpreadSamples(config_.chain.Resolved(), config_.keep_samples)
+                     : std::vector<std::uint64_t>();
 }
 
 void BpmfModel::Impl::TakeSample(std::uint64_t iteration, const Matrix& h) {

@@ -61,16 +61,16 @@ TileGradientResult BpmfModel::Impl::TileLikelihood(const IterationPlan& plan, Bp
 }
 
 Subsample BpmfModel::Impl::Minibatch(const IterationPlan& plan, int row_block, int j) const {
-  return Subsample::For(config_.minibatch, config_.seed,
+  return Subsample::For(config_.minibatch, config_.chain.seed,
                         static_cast<std::uint64_t>(grid_->TileId(row_block, j)), plan.t);
 }
 
 NoiseKey BpmfModel::Impl::RowNoise(const IterationPlan& plan, const BpmfRowBlock& rb) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseRow, plan.t, &grid_->rows().Members(rb.id)};
+  return NoiseKey{config_.chain.seed, Purpose::kNoiseRow, plan.t, &grid_->rows().Members(rb.id)};
 }
 
 NoiseKey BpmfModel::Impl::ColNoise(const IterationPlan& plan, int j) const {
-  return NoiseKey{config_.seed, Purpose::kNoiseCol, plan.t, &grid_->cols().Members(j)};
+  return NoiseKey{config_.chain.seed, Purpose::kNoiseCol, plan.t, &grid_->cols().Members(j)};
 }
 
 void BpmfModel::Impl::UpdateTiles(const IterationContext& ctx) {
@@ -203,11 +203,11 @@ void BpmfModel::Impl::LocalRowSteps() {
 }
 
 NoiseKey BpmfModel::Impl::RowCatchUp(std::uint64_t now, int row_block) const {
-  return NoiseKey{config_.seed, Purpose::kCatchUpRow, now, &grid_->rows().Members(row_block)};
+  return NoiseKey{config_.chain.seed, Purpose::kCatchUpRow, now, &grid_->rows().Members(row_block)};
 }
 
 NoiseKey BpmfModel::Impl::ColCatchUp(std::uint64_t now, int j) const {
-  return NoiseKey{config_.seed, Purpose::kCatchUpCol, now, &grid_->cols().Members(j)};
+  return NoiseKey{config_.chain.seed, Purpose::kCatchUpCol, now, &grid_->cols().Members(j)};
 }
 
 // The steps the rows sat out used the current precisions and step (the precisions change
@@ -276,7 +276,7 @@ void BpmfModel::Impl::CoupledStep() {
     Pair& p = pairs[i];
     if (subset)
       curvature[i].subset =
-          SystematicSubset::For(config_.curvature_fraction, config_.seed ^ kCurvatureSalt,
+          SystematicSubset::For(config_.curvature_fraction, config_.chain.seed ^ kCurvatureSalt,
                                 static_cast<std::uint64_t>(grid_->TileId(p.rb->id, p.j)), plan.t);
     const TileGradientResult result = TileLikelihood(
         plan, *p.rb, p.j, sampler_->GradientPoint(p.rb->state), sampler_->GradientPoint(*p.col),
@@ -373,10 +373,10 @@ HyperStats BpmfModel::Impl::GatherHyperStats() const {
 
 void BpmfModel::Impl::ResampleHyper(std::uint64_t t) {
   const HyperStats stats = GatherHyperStats();
-  KeyedStream stream(config_.seed, Purpose::kHyper, 0, t);
+  KeyedStream stream(config_.chain.seed, Purpose::kHyper, 0, t);
   hyper_ = SampleHyper(config_.priors, stats, stream);
   if (!ridge_) return;
-  KeyedStream ridge(config_.seed, Purpose::kScaleRidge, 0, t);
+  KeyedStream ridge(config_.chain.seed, Purpose::kScaleRidge, 0, t);
   ScaleFactors(MoveAlongScaleRidge(config_.priors, hyper_, ridge));
 }
 

@@ -76,19 +76,20 @@ std::vector<ResolvedDefault> ResolveMfDefaults(MfOptions& o, const MfProblem& pr
   MfConfig& config = o.config;
   std::vector<ResolvedDefault> chosen;
   config.step.a =
-      o.step > 0 ? o.step : DefaultMfStep(config.sampler, problem, config.tiles / config.minibatch);
+      o.step > 0 ? o.step
+                 : DefaultMfStep(config.sampler, problem, config.chain.tiles / config.minibatch);
   if (o.step <= 0)
     chosen.push_back(
         {"--step", io::FormatReal(config.step.a), "the sampler's default for this data"});
   if (o.hyper_every < 0) {
-    config.hyper_every = DefaultMfHyperEvery(config.sampler, config.tiles);
+    config.hyper_every = DefaultMfHyperEvery(config.sampler, config.chain.tiles);
     chosen.push_back(
         {"--hyper-every", std::to_string(config.hyper_every), "the sampler's default"});
   } else {
     config.hyper_every = static_cast<std::uint64_t>(o.hyper_every);
   }
   if (o.step_warmup < 0) {
-    config.step.warmup = std::min(DefaultMfStepWarmup(config.sampler), config.burn_in);
+    config.step.warmup = std::min(DefaultMfStepWarmup(config.sampler), config.chain.burn_in);
     chosen.push_back({"--step-warmup", std::to_string(config.step.warmup),
                       "the sampler's default, at most --burn-in"});
   } else {
@@ -131,12 +132,12 @@ std::vector<std::pair<std::string, std::string>> MfConfigurationLines(const MfOp
                                           : "fixed at 1"},
           {"minibatch", io::FormatReal(c.minibatch)},
           {"curvature_fraction", io::FormatReal(c.curvature_fraction)},
-          {"schedule", StratumSchedule::Name(c.schedule)},
-          {"iterations", std::to_string(c.iterations)},
-          {"burn_in", std::to_string(c.burn_in)},
-          {"eval_every", std::to_string(c.eval_every)},
-          {"thin", std::to_string(c.chain().thin)},
-          {"seed", std::to_string(c.seed)},
+          {"schedule", StratumSchedule::Name(c.chain.schedule)},
+          {"iterations", std::to_string(c.chain.iterations)},
+          {"burn_in", std::to_string(c.chain.burn_in)},
+          {"eval_every", std::to_string(c.chain.eval_every)},
+          {"thin", std::to_string(c.chain.Resolved().thin)},
+          {"seed", std::to_string(c.chain.seed)},
           {"train", o.input.train},
           {"test", o.input.test.empty() ? "fraction " + io::FormatReal(o.input.test_fraction)
                                         : o.input.test},

@@ -97,14 +97,14 @@ std::vector<std::uint64_t> DpmixModel::Impl::Attach(const TileRun& run) {
     rb.id = b;
     std::vector<std::uint32_t> train, held;
     for (std::uint32_t d : grid_->rows().Members(b)) {
-      const Role role = RoleOf(corpus_, d, config_.test_fraction, config_.split_seed);
+      const Role role = RoleOf(corpus_, d, config_.test_fraction, config_.chain.split_seed);
       if (role == Role::kTrain) train.push_back(d);
       if (role == Role::kHeldOut) held.push_back(d);
     }
     rb.train = Build(train);
     rb.held = Build(held);
     for (std::uint32_t d : train)  // spread over the initial components, keyed by id
-      rb.z.push_back(KeyedStream(config_.seed, Purpose::kInitRow, d, 0).below(K()));
+      rb.z.push_back(KeyedStream(config_.chain.seed, Purpose::kInitRow, d, 0).below(K()));
     rb.mode.resize(train.size());
     rb.log_pred_sum.assign(held.size(), -INFINITY);
     rb.held_best.assign(held.size(), kNoComponent);
@@ -119,8 +119,8 @@ std::string DpmixModel::Impl::Fingerprint() const {
   s << "observations=" << corpus_.documents << " categories=" << corpus_.vocabulary
     << " entries=" << survey_.entries << " held_out=" << survey_.held_out
     << " data_crc=" << std::hex << survey_.checksum << std::dec << " tiles=" << B()
-    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed
-    << " split_seed=" << config_.split_seed;
+    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.chain.seed
+    << " split_seed=" << config_.chain.split_seed;
   return s.str();
 }
 
@@ -152,7 +152,7 @@ void DpmixModel::FinishInit() {
   Impl& m = *impl_;
   if (m.survey_.train == 0) return;
   m.CountAllocations();
-  KeyedStream rng(m.config_.seed, Purpose::kDpWeights, 1, 0);
+  KeyedStream rng(m.config_.chain.seed, Purpose::kDpWeights, 1, 0);
   for (std::size_t k = 0; k < m.K(); ++k) m.g_[k] = m.m_[k] > 0 ? rng.gamma(m.m_[k]) : 0.0;
   m.g_rest_ = std::max(rng.gamma(m.alpha_), kScirFloor);
   for (std::size_t k = m.K(); k-- > 0;)

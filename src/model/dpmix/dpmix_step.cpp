@@ -25,7 +25,7 @@ using dpmix_detail::RowBlock;
 void DpmixModel::Impl::AppendFreshRow(int j, std::vector<double>& theta,
                                       std::uint64_t serial) const {
   for (std::uint32_t c : grid_->cols().Members(j)) {
-    KeyedStream rng(config_.seed, Purpose::kDpComponent, c, serial);
+    KeyedStream rng(config_.chain.seed, Purpose::kDpComponent, c, serial);
     theta.push_back(std::max(rng.gamma(config_.a), kScirFloor));
   }
 }
@@ -138,7 +138,7 @@ void DpmixModel::Impl::Tour(int home,
 
 // Step 1 of the header: Escobar and West (1995), Sec. 6, given K occupied of L.
 void DpmixModel::Impl::UpdateAlpha(std::uint64_t t) {
-  KeyedStream rng(config_.seed, Purpose::kDpAlpha, 0, t);
+  KeyedStream rng(config_.chain.seed, Purpose::kDpAlpha, 0, t);
   const double L = static_cast<double>(survey_.train), Kocc = static_cast<double>(K());
   const double x = rng.gamma(alpha_ + 1.0), y = rng.gamma(L);
   const double eta = x / (x + y);  // Beta(alpha + 1, L)
@@ -151,7 +151,7 @@ void DpmixModel::Impl::UpdateAlpha(std::uint64_t t) {
 
 // Step 2: the weights (g_1..g_K, g_rest) move under Dirichlet(m_1..m_K, alpha) (D1).
 void DpmixModel::Impl::UpdateWeights(std::uint64_t t) {
-  KeyedStream rng(config_.seed, Purpose::kDpWeights, 0, t);
+  KeyedStream rng(config_.chain.seed, Purpose::kDpWeights, 0, t);
   const double h = config_.weight_step.At(t);
   if (config_.sampler == SimplexSampler::kScir) {
     const ScirTransition cir(h);
@@ -193,10 +193,10 @@ DpmixModel::Impl::SliceMinibatch DpmixModel::Impl::ChooseMinibatch(std::uint64_t
     for (std::size_t o = 0; o < rb.train.size(); ++o) {
       const std::uint32_t id = rb.train.id[o];
       if (batch.q < 1.0 &&
-          KeyedStream(config_.seed, Purpose::kDpMinibatch, id, t).uniform() >= batch.q)
+          KeyedStream(config_.chain.seed, Purpose::kDpMinibatch, id, t).uniform() >= batch.q)
         continue;
       const double w = g_[IndexOf(rb.z[o])] / total;
-      const double u = w * KeyedStream(config_.seed, Purpose::kDpSlice, id, t).uniform();
+      const double u = w * KeyedStream(config_.chain.seed, Purpose::kDpSlice, id, t).uniform();
       batch.chosen[r].push_back(o);
       batch.slice[r].push_back(u);
       batch.u_min = std::min(batch.u_min, u);
@@ -213,7 +213,7 @@ DpmixModel::Impl::SliceMinibatch DpmixModel::Impl::ChooseMinibatch(std::uint64_t
 // Step 4: new components from the rest mass until w_rest < u_min.
 void DpmixModel::Impl::BreakRest(std::uint64_t t, double total, double u_min) {
   while (g_rest_ / total > u_min) {
-    KeyedStream rng(config_.seed, Purpose::kDpStick, next_serial_, t);
+    KeyedStream rng(config_.chain.seed, Purpose::kDpStick, next_serial_, t);
     const double v = -std::expm1(std::log(rng.uniform()) / alpha_);  // Beta(1, alpha)
     const double g_new = v * g_rest_;
     g_rest_ -= g_new;
@@ -268,7 +268,7 @@ void DpmixModel::Impl::Allocate(std::uint64_t t, double total, const SliceMiniba
       }
       double sum = 0.0;
       for (std::size_t k = 0; k < K(); ++k) sum += p[k] = std::exp(p[k] - best);
-      KeyedStream rng(config_.seed, Purpose::kDpAllocate, rb.train.id[o], t);
+      KeyedStream rng(config_.chain.seed, Purpose::kDpAllocate, rb.train.id[o], t);
       double target = rng.uniform() * sum;
       std::size_t pick = 0;
       for (; pick + 1 < K(); ++pick) {
@@ -327,7 +327,7 @@ void DpmixModel::Impl::StepTheta(std::uint64_t t,
     const auto& members = grid_->cols().Members(j);
     const std::size_t W = members.size();
     for (std::size_t w = 0; w < W; ++w) {
-      KeyedStream rng(config_.seed, Purpose::kDpTheta, members[w], t);
+      KeyedStream rng(config_.chain.seed, Purpose::kDpTheta, members[w], t);
       for (std::size_t k = 0; k < K(); ++k) {
         double& th = theta[k * W + w];
         if (config_.sampler == SimplexSampler::kScir) {

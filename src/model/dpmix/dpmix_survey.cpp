@@ -28,7 +28,7 @@ DpmixSurvey SurveyRows(const Corpus& corpus, const DpmixConfig& config, const Ti
       for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e)
         hash = SplitMix64(hash ^ (std::uint64_t{corpus.word[e]} << 32 | corpus.count[e]));
       s.checksum += hash;
-      const Role role = RoleOf(corpus, d, config.test_fraction, config.split_seed);
+      const Role role = RoleOf(corpus, d, config.test_fraction, config.chain.split_seed);
       if (role == Role::kEmpty) {
         s.empty++;
         continue;
@@ -51,8 +51,9 @@ DpmixSurvey SurveyRows(const Corpus& corpus, const DpmixConfig& config, const Ti
 }  // namespace dpmix_detail
 
 DpmixSurvey SurveyDpmixShare(Communicator& comm, const Corpus& share, const DpmixConfig& config) {
-  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.split_seed);
-  const RankLayout ranks(config.tiles, comm.size());
+  const TileGrid grid(share.documents, share.vocabulary, config.chain.tiles,
+                      config.chain.split_seed);
+  const RankLayout ranks(config.chain.tiles, comm.size());
   const DpmixSurvey mine = dpmix_detail::SurveyRows(
       share, config, &grid, ranks.FirstRowBlock(comm.rank()), ranks.FirstRowBlock(comm.rank() + 1));
   ByteWriter out;

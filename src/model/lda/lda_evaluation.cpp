@@ -34,7 +34,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
     const TileTokens& docs = rb.tokens.observed.tokens;
     rngs.emplace_back();
     for (std::size_t d = 0; d < docs.documents(); ++d)
-      rngs.back().emplace_back(config_.seed, Purpose::kHeldOut, docs.doc_id[d], iteration);
+      rngs.back().emplace_back(config_.chain.seed, Purpose::kHeldOut, docs.doc_id[d], iteration);
     theta_hat.emplace_back(docs.documents() * K(), 0.0);
   }
   if (collect && config_.topic_word_mean == TopicWordMean::kAssignments)

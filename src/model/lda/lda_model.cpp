@@ -99,7 +99,7 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   for (int i : run.row_blocks) {
     LdaRowBlock rb;
     rb.id = i;
-    rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.seed,
+    rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.chain.seed,
                                     config_.initial_topics, config_.alpha, threads_);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
@@ -119,7 +119,7 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
   for (std::size_t w = 0; w < words.size(); ++w) {
     double* theta = block.theta.data() + w * K();  // the word's uniforms, then their -log
-    KeyedStream(config_.seed, Purpose::kInitCol, words[w], 0).FillUniform(theta, K());
+    KeyedStream(config_.chain.seed, Purpose::kInitCol, words[w], 0).FillUniform(theta, K());
     for (std::size_t k = 0; k < K(); ++k) theta[k] = -std::log(theta[k]);
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
@@ -144,7 +144,7 @@ std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const LdaRowBlock& rb,
     for (std::size_t d = 0; d < n; ++d) chosen.push_back(d);
     return chosen;
   }
-  KeyedStream rng(config_.seed, Purpose::kMinibatch, static_cast<std::uint64_t>(rb.id), t);
+  KeyedStream rng(config_.chain.seed, Purpose::kMinibatch, static_cast<std::uint64_t>(rb.id), t);
   const double log_miss = std::log1p(-q);
   for (double position = -1.0;;) {
     position += 1.0 + std::floor(std::log(rng.uniform()) / log_miss);
@@ -189,7 +189,7 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   step.beta = config_.beta;
   step.step = config_.step.At(t);
   step.scale = static_cast<double>(B()) / (q * kept_sweeps);
-  step.seed = config_.seed;
+  step.seed = config_.chain.seed;
   step.iteration = t;
   std::vector<double> count_total;
   if (NeedsRowSums(config_.sampler)) {
@@ -252,7 +252,7 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
       const std::size_t d = documents[i];
       const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
       // The same stream for either kernel: keyed by document and iteration only.
-      KeyedStream rng(config_.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
+      KeyedStream rng(config_.chain.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
       const std::uint32_t* words = train.tokens.word.data() + begin;
       std::uint16_t* topics = train.topic.data() + begin;
       if (sweeps == 0)
@@ -318,7 +318,7 @@ std::string LdaModel::Impl::Fingerprint() const {
     << survey_.counts.train_tokens + survey_.counts.observed_tokens + survey_.counts.test_tokens
     << " held_out=" << survey_.counts.held_out_documents << " data_crc=" << std::hex
     << survey_.checksum << std::dec << " tiles=" << B() << " topics=" << config_.topics
-    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.seed;
+    << " sampler=" << SimplexSamplerName(config_.sampler) << " seed=" << config_.chain.seed;
   if (config_.doc_sampler == DocSampler::kMh)  // Gibbs runs keep their old fingerprint
     s << " doc_sampler=mh mh_steps=" << config_.mh_steps;
   if (config_.gibbs_draw != GibbsDraw::kSparse)  // as do runs of the draw before the option
@@ -340,11 +340,11 @@ LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSur
 
 CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const LdaConfig& config) {
   const std::vector<DocumentRole> roles =
-      ChooseDocumentRoles(share, config.test_fraction, config.split_seed);
+      ChooseDocumentRoles(share, config.test_fraction, config.chain.split_seed);
   std::vector<std::uint64_t> word_tokens = comm.SumCounts(TrainingTokensPerWord(share, roles));
-  const TileGrid grid(share.documents, share.vocabulary, config.tiles, config.split_seed,
-                      word_tokens);
-  const RankLayout ranks(config.tiles, comm.size());
+  const TileGrid grid(share.documents, share.vocabulary, config.chain.tiles,
+                      config.chain.split_seed, word_tokens);
+  const RankLayout ranks(config.chain.tiles, comm.size());
   const CorpusSurvey mine = Survey(share, roles, grid, ranks.FirstRowBlock(comm.rank()),
                                    ranks.FirstRowBlock(comm.rank() + 1));
   ByteWriter out;

@@ -74,7 +74,7 @@ struct LdaModel::Impl {
   Impl(const LdaConfig& config, const Corpus& corpus, std::optional<CorpusSurvey> survey)
       : config_(config),
         corpus_(corpus),
-        roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.split_seed)),
+        roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.chain.split_seed)),
         given_survey_(std::move(survey)),
         gibbs_(1, DocumentGibbs(config.topics, config.gibbs_draw)),
         mh_(1, DocumentMh(config.topics, config.mh_steps)) {}

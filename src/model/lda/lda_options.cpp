@@ -57,7 +57,7 @@ int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint64_t 
   // A tile holds 1/tiles^2 of the training tokens (q of them per iteration) and 1/tiles of
   // the words.
   const double tokens = static_cast<double>(counts.train_tokens) *
-                        c.MinibatchFraction(counts.train_documents) / c.tiles;
+                        c.MinibatchFraction(counts.train_documents) / c.chain.tiles;
   const double entries = static_cast<double>(vocabulary) * c.topics;
   return tokens >= kOneSweepTokensPerEntry * entries ? 1 : 2;
 }
@@ -95,12 +95,12 @@ std::vector<std::pair<std::string, std::string>> LdaConfigurationLines(const Lda
       {"minibatch", c.minibatch > 0 ? io::FormatReal(c.minibatch) + " documents"
                                     : std::string("every training document")},
       {"sweeps", std::to_string(c.sweeps)},
-      {"schedule", StratumSchedule::Name(c.schedule)},
-      {"iterations", std::to_string(c.iterations)},
-      {"burn_in", std::to_string(c.burn_in)},
-      {"eval_every", std::to_string(c.eval_every)},
+      {"schedule", StratumSchedule::Name(c.chain.schedule)},
+      {"iterations", std::to_string(c.chain.iterations)},
+      {"burn_in", std::to_string(c.chain.burn_in)},
+      {"eval_every", std::to_string(c.chain.eval_every)},
       {"eval_sweeps", std::to_string(c.eval_sweeps)},
-      {"seed", std::to_string(c.seed)},
+      {"seed", std::to_string(c.chain.seed)},
       {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
       {"vocabulary", std::to_string(corpus.vocabulary) + " words"},
       {"documents", std::to_string(corpus.documents)},

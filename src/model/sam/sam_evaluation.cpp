@@ -35,7 +35,7 @@ HeldOutLikelihood EstimateHeldOut(const double* s, const Eigen::MatrixXd& gram,
   const Eigen::Index k = gram.rows();
   const int draws = config.eval_draws;
   const Eigen::Map<const Eigen::VectorXd> sv(s, k);
-  KeyedStream rng(config.seed, Purpose::kPriorProportions, document, 0);
+  KeyedStream rng(config.chain.seed, Purpose::kPriorProportions, document, 0);
   std::vector<double> ell(static_cast<std::size_t>(draws));
   Eigen::VectorXd theta(k);
   for (int n = 0; n < draws; ++n) {

@@ -84,7 +84,7 @@ SamColBlock SamModel::Impl::FreshBlock(int j) const {
   block.beta_sum = Eigen::MatrixXd::Zero(k, n);
   const double noise = 1.0 / std::sqrt(static_cast<double>(V()));
   for (Eigen::Index c = 0; c < n; ++c) {
-    KeyedStream rng(config_.seed, Purpose::kInitCol, words[static_cast<std::size_t>(c)], 0);
+    KeyedStream rng(config_.chain.seed, Purpose::kInitCol, words[static_cast<std::size_t>(c)], 0);
     const double m = survey_.mean_direction[words[static_cast<std::size_t>(c)]];
     for (Eigen::Index r = 0; r < k; ++r) block.sphere.x(r, c) = m + noise * rng.normal();
   }
@@ -92,7 +92,7 @@ SamColBlock SamModel::Impl::FreshBlock(int j) const {
 }
 
 void SamModel::Impl::FinishInit() {
-  sampler_.Init(HeldBlocks(), config_.seed, *reduction_);
+  sampler_.Init(HeldBlocks(), config_.chain.seed, *reduction_);
 }
 
 SphereBlocks SamModel::Impl::HeldBlocks() {
@@ -109,7 +109,7 @@ SamMinibatch SamModel::Impl::ShareMinibatch(std::uint64_t t) const {
   ByteWriter out;
   for (const SamRowBlock& rb : rows_) {
     const std::size_t n = rb.train.size();
-    KeyedStream rng(config_.seed, Purpose::kMinibatch, static_cast<std::uint64_t>(rb.id), t);
+    KeyedStream rng(config_.chain.seed, Purpose::kMinibatch, static_cast<std::uint64_t>(rb.id), t);
     const double log_miss = p < 1.0 ? std::log1p(-p) : 0.0;
     for (double position = -1.0;;) {
       position += p < 1.0 ? 1.0 + std::floor(std::log(rng.uniform()) / log_miss) : 1.0;
@@ -205,7 +205,7 @@ void SamModel::Impl::Gradient(const SamMinibatch& batch, std::uint64_t t,
     target.alpha = config_.alpha;
     target.kappa1 = config_.kappa1;
     const ProportionsMoments m = SampleProportions(target, eta, config_.theta_steps, theta_step_,
-                                                   config_.seed, batch.docs.ids[i], t);
+                                                   config_.chain.seed, batch.docs.ids[i], t);
     rb.eta.col(static_cast<Eigen::Index>(batch.local[i])) = eta;
     std::vector<double>& p = moments[id];
     std::copy(m.theta_over_n.data(), m.theta_over_n.data() + k, p.data() + i * k);
@@ -253,7 +253,7 @@ void SamModel::Impl::Gradient(const SamMinibatch& batch, std::uint64_t t,
 
 void SamModel::Impl::UpdateTiles(std::uint64_t t) {
   const SamMinibatch batch = ShareMinibatch(t);
-  sampler_.Step(HeldBlocks(), config_.step, config_.seed, t, *reduction_,
+  sampler_.Step(HeldBlocks(), config_.step, config_.chain.seed, t, *reduction_,
                 [&](const SphereBlocks& blocks, std::vector<Eigen::MatrixXd>& grads,
                     std::vector<Eigen::MatrixXd>*) { Gradient(batch, t, blocks, grads); });
 }
@@ -269,7 +269,7 @@ std::string SamModel::Impl::Fingerprint() const {
     << " kappa1=" << config_.kappa1 << " sampler=" << sampler_.name() << " step=" << config_.step
     << " friction=" << config_.friction << " minibatch=" << config_.minibatch
     << " theta_steps=" << config_.theta_steps << " eval_draws=" << config_.eval_draws
-    << " seed=" << config_.seed << " split_seed=" << config_.split_seed
+    << " seed=" << config_.chain.seed << " split_seed=" << config_.chain.split_seed
     << " test_fraction=" << config_.test_fraction << " min_df=" << config_.tfidf.min_df
     << " max_df=" << config_.tfidf.max_df << " max_words=" << config_.tfidf.max_vocabulary;
   return s.str();

@@ -51,12 +51,12 @@ std::vector<std::pair<std::string, std::string>> SamConfigurationLines(const Sam
           {"kappa1", io::FormatReal(c.kappa1)},
           {"minibatch", io::FormatReal(c.minibatch) + " documents"},
           {"theta_steps", std::to_string(c.theta_steps)},
-          {"iterations", std::to_string(c.iterations)},
-          {"burn_in", std::to_string(c.burn_in)},
-          {"eval_every", std::to_string(c.eval_every)},
+          {"iterations", std::to_string(c.chain.iterations)},
+          {"burn_in", std::to_string(c.chain.burn_in)},
+          {"eval_every", std::to_string(c.chain.eval_every)},
           {"eval_draws", std::to_string(c.eval_draws)},
-          {"seed", std::to_string(c.seed)},
-          {"split_seed", std::to_string(c.split_seed)},
+          {"seed", std::to_string(c.chain.seed)},
+          {"split_seed", std::to_string(c.chain.split_seed)},
           {"corpus", corpus.path + " (" + io::CorpusFormatName(corpus.format) + ")"},
           {"vocabulary", std::to_string(corpus.vocabulary) + " words, " +
                              std::to_string(sam.vocabulary.size()) +

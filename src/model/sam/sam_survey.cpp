@@ -15,14 +15,14 @@ namespace carousel {
 
 SamRole SamRoleOf(const TfIdfCorpus& share, std::uint32_t document, const SamConfig& config) {
   if (share.doc_start[document] == share.doc_start[document + 1]) return SamRole::kExcluded;
-  KeyedStream rng(config.split_seed, Purpose::kSplit, document, 0);
+  KeyedStream rng(config.chain.split_seed, Purpose::kSplit, document, 0);
   return rng.uniform() < config.test_fraction ? SamRole::kHeldOut : SamRole::kTrain;
 }
 
 SamSurvey SurveySamCorpus(Communicator& comm, const TfIdfCorpus& share, const SamConfig& config) {
   const TileGrid grid(share.documents, static_cast<std::uint32_t>(share.vocabulary.size()),
-                      config.tiles, config.split_seed);
-  const RankLayout layout(config.tiles, comm.size());
+                      config.chain.tiles, config.chain.split_seed);
+  const RankLayout layout(config.chain.tiles, comm.size());
   const std::size_t V = share.vocabulary.size();
   SamSurvey survey;
   std::uint64_t local[6] = {0, 0, 0, 0, 0, 0};  // train, held out, train/held-out entries, sum

@@ -74,15 +74,7 @@ struct AmfConfig {
   double init_sd = 0.1;  // W, H start at c exp(init_sd z), K c^2 = mean(x)^alpha
   SamplerOptions sampler;
   StepSchedule step;
-  int tiles = 1;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 1000;
-  std::uint64_t burn_in = 200;
-  std::uint64_t eval_every = 10;
-  std::uint64_t thin = 0;  // 0: --eval-every
-  std::uint64_t checkpoint_every = 0;
-  std::uint64_t seed = 1;
-  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
+  ChainOptions chain;  // tiles, schedule, length, thinning, seeds
   AmfFault fault = AmfFault::kNone;
 
   AmfLikelihood likelihood = AmfLikelihood::kReal;
@@ -93,8 +85,6 @@ struct AmfConfig {
   // Samples of W and H saved whole for `carousel predict`, spread over the kept draws
   // (sample_plan.hpp); 0: none.
   std::uint64_t keep_samples = 0;
-
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 struct AmfTraceRow {

@@ -21,7 +21,7 @@ namespace carousel {
 
 struct AmfOptions {
   AmfOptions() {
-    config.tiles = 0;  // one tile per rank unless given
+    config.chain.tiles = 0;  // one tile per rank unless given
     config.sampler.name = "psgld";
     config.step.a = -1.0;  // < 0: mf's default for the sampler and the data (DefaultAmfStep)
   }

@@ -29,16 +29,8 @@ struct MfConfig {
   // Samplers with curvature pairs (HAMCMC): the fraction of each minibatch on which both
   // gradients of y_t are taken. 1 is Alg. 1 as published (a second full gradient pass).
   double curvature_fraction = 1.0;
-  int tiles = 1;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 1000;
-  std::uint64_t burn_in = 200;
-  std::uint64_t eval_every = 10;
-  std::uint64_t thin = 0;  // 0: --eval-every
+  ChainOptions chain;  // tiles, schedule, length, thinning, seeds
   std::uint64_t hyper_every = 10;
-  std::uint64_t checkpoint_every = 0;  // 0: only on signals
-  std::uint64_t seed = 1;
-  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   double init_sd = 0.1;  // factors start as N(0, init_sd^2)
   // Rows and columns without ratings in an iteration's tile sit out its step, and take the
   // composed steps when next needed (DESIGN.md section 9), for the samplers that allow it
@@ -59,8 +51,6 @@ struct MfConfig {
   // Kept draws whose factors are saved whole (--keep-samples), spread evenly over the kept
   // draws (sample_plan.hpp); 0: none.
   std::uint64_t keep_samples = 0;
-
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 }  // namespace carousel

@@ -26,7 +26,7 @@ inline constexpr std::uint64_t kMfBurnInOfUnrecordedCheckpoints = 60;
 
 struct MfOptions {
   MfOptions() {
-    config.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
+    config.chain.tiles = 0;  // 0: one tile per rank, resolved once the rank count is known
     // The defaults of `carousel mf` chosen on validation splits of ml-100k and of 25M ratings
     // (doc/mf.md, "Step sizes" and "Defaults"): SGRLD with the expected-Fisher metric and the
     // "ou" transition, a burn-in of 30 passes over the data (kMfBurnInPasses, once the tiles
@@ -35,7 +35,7 @@ struct MfOptions {
     // data for SGRLD (DefaultMfHyperEvery).
     config.sampler.name = "sgrld";
     config.sampler.transition = "ou";
-    config.burn_in = kMfBurnInOfUnrecordedCheckpoints;
+    config.chain.burn_in = kMfBurnInOfUnrecordedCheckpoints;
   }
   io::MfInput input;
   std::string format = "auto";

@@ -24,24 +24,14 @@ struct DpmixConfig {
   double alpha_shape = 1.0;  // Gamma(shape, rate) prior of the concentration alpha
   double alpha_rate = 1.0;
   SimplexSampler sampler = SimplexSampler::kScir;  // scir or sgrld, for theta and the weights
-  StepSchedule step;          // h (SCIR) or eps (SGRLD) of the component parameters
-  StepSchedule weight_step;   // the same for the weights
-  double minibatch = 1000;    // observations per iteration (expected number, all row-blocks)
-  int init_components = 10;   // components the training observations are spread over at first
-  int max_components = 5000;  // an error beyond this (a slice that asks for more components)
-  int tiles = 1;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 1000;
-  std::uint64_t burn_in = 200;
-  std::uint64_t eval_every = 10;
-  std::uint64_t thin = 0;  // 0: --eval-every
-  std::uint64_t checkpoint_every = 0;
-  std::uint64_t seed = 1;
+  StepSchedule step;           // h (SCIR) or eps (SGRLD) of the component parameters
+  StepSchedule weight_step;    // the same for the weights
+  double minibatch = 1000;     // observations per iteration (expected number, all row-blocks)
+  int init_components = 10;    // components the training observations are spread over at first
+  int max_components = 5000;   // an error beyond this (a slice that asks for more components)
+  ChainOptions chain;          // tiles, schedule, length, thinning, seeds
   double test_fraction = 0.1;  // observations held out for the log predictive
-  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
   DpmixBroken broken = DpmixBroken::kNone;
-
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 }  // namespace carousel

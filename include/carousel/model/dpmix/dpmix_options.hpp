@@ -16,7 +16,7 @@
 namespace carousel {
 
 struct DpmixOptions {
-  DpmixOptions() { config.tiles = 0; }  // the ranks'
+  DpmixOptions() { config.chain.tiles = 0; }  // the ranks'
   std::string corpus, vocab;
   std::string format = "auto";
   std::string sampler = "scir";

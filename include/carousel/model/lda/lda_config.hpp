@@ -62,19 +62,12 @@ struct LdaConfig {
   // The chain's first topic assignments (lda_tokens.hpp): from the prior, or uniform.
   InitialTopics initial_topics = InitialTopics::kPrior;
   FirstUpdate first_update = FirstUpdate::kSweeps;
-  int tiles = 1;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 1000;
-  std::uint64_t burn_in = 100;
-  // A fresh `carousel lda` run without --eval-every resolves it from the tiles; 50, the
-  // default before, is what the command line of a checkpoint written then parses to.
-  std::uint64_t eval_every = 50;
-  std::uint64_t thin = 0;              // 0: --eval-every
-  int eval_sweeps = 10;                // Gibbs passes over held-out documents per evaluation
-  std::uint64_t checkpoint_every = 0;  // 0: only on signals
-  std::uint64_t seed = 1;
-  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
-  double test_fraction = 0.1;    // documents held out for document completion
+  // A burn-in of 100 and an evaluation every 50 iterations. A fresh `carousel lda` run
+  // without --eval-every resolves it from the tiles; 50, the default before, is what the
+  // command line of a checkpoint written then parses to.
+  ChainOptions chain = ChainOptions::WithDefaults(/*burn_in=*/100, /*eval_every=*/50);
+  int eval_sweeps = 10;        // Gibbs passes over held-out documents per evaluation
+  double test_fraction = 0.1;  // documents held out for document completion
 
   // Probability that a training document enters an iteration's minibatch.
   double MinibatchFraction(std::uint64_t train_documents) const {
@@ -82,8 +75,6 @@ struct LdaConfig {
     const double q = minibatch / static_cast<double>(train_documents);
     return q < 1.0 ? q : 1.0;
   }
-
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
 };
 
 }  // namespace carousel

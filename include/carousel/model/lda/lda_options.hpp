@@ -53,9 +53,9 @@ inline constexpr std::uint64_t kLdaEvalEveryPasses = 5;
 
 struct LdaOptions {
   LdaOptions() {
-    config.tiles = 0;  // one tile per rank, resolved once the rank count is known
+    config.chain.tiles = 0;  // one tile per rank, resolved once the rank count is known
     // A fresh run resolves its burn-in from the tiles (kLdaBurnInPasses).
-    config.burn_in = kLdaBurnInOfUnrecordedCheckpoints;
+    config.chain.burn_in = kLdaBurnInOfUnrecordedCheckpoints;
   }
   std::string corpus, vocab;
   std::string format = "auto";

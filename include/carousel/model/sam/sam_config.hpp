@@ -26,19 +26,9 @@ struct SamConfig {
   double minibatch = 50;            // training documents per iteration (expected number)
   int theta_steps = 20;             // MALA steps of theta_d per visit; moments over the second half
   TfIdfOptions tfidf;
-  int tiles = 1;
-  StratumSchedule::Kind schedule = StratumSchedule::Kind::kCyclic;
-  std::uint64_t iterations = 1000;
-  std::uint64_t burn_in = 200;
-  std::uint64_t eval_every = 50;
-  std::uint64_t thin = 0;  // 0: --eval-every
-  std::uint64_t checkpoint_every = 0;
-  std::uint64_t seed = 1;
-  double test_fraction = 0.1;    // documents held out for the log-perplexity
-  std::uint64_t split_seed = 1;  // the tile grid and the held-out split (ChainOptions)
-  int eval_draws = 100;          // theta draws from the prior per held-out document (Sec. 5.3)
-
-  ChainOptions chain() const { return ChainOptionsOf(*this); }
+  ChainOptions chain = ChainOptions::WithDefaults(/*burn_in=*/200, /*eval_every=*/50);
+  double test_fraction = 0.1;  // documents held out for the log-perplexity
+  int eval_draws = 100;        // theta draws from the prior per held-out document (Sec. 5.3)
 };
 
 }  // namespace carousel

@@ -28,7 +28,7 @@ inline constexpr double kSamDefaultMomentum = 0.1;
 struct SamOptions {
   SamOptions() {
     sampler.name = "gsgnht";
-    config.tiles = 0;  // the ranks'
+    config.chain.tiles = 0;  // the ranks'
   }
   std::string corpus, vocab;
   std::string format = "auto";
