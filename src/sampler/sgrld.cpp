@@ -113,13 +113,10 @@ bool Sgrld::DriftRows(BlockState& block, const BlockGradient& gradient, double s
                       const std::vector<std::uint32_t>& rows, double* moment_change) const {
   bool finite = true;
   if (const std::optional<RowDriftTerms> matched = MatchedDriftTerms(gradient, step)) {
-    const Eigen::VectorXf& count = *gradient.row_data_count;
-    for (std::uint32_t r : rows) {
-      finite = MatchedRowDrift(*matched, count[r], gradient.lik_sum.row(r).data(),
-                               block.theta.row(r).data(), moment_change) &&
+    for (std::uint32_t r : rows)
+      finite = MatchedRowDrift(*matched, *gradient.row_data_count, block, r,
+                               gradient.lik_sum.row(r).data(), moment_change) &&
                finite;
-      ++block.row_clock[r];
-    }
     return finite;
   }
   for (std::uint32_t r : rows)

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "carousel/sampler/block.hpp"
+
 namespace carousel {
 
 // G^-1 of one element under a metric that approximates the element's posterior precision as
@@ -53,15 +55,20 @@ inline bool DriftRowElements(const RowDriftTerms& terms, Inverse inverse, const 
   return not_finite == 0;
 }
 
-// DriftRowElements under the matched-precision metric, for a row with n data (its weight in
-// the moments as well): what Sgrld::DriftRow does with that metric, bit for bit.
-inline bool MatchedRowDrift(const RowDriftTerms& terms, float n, const float* g, float* x,
+// Row r of `block` moved by DriftRowElements under the matched-precision metric, its data
+// count n = data_count[r] (its weight in the moments as well), and its clock counting the
+// step: what Sgrld::DriftRow does with that metric, bit for bit.
+inline bool MatchedRowDrift(const RowDriftTerms& terms, const Eigen::VectorXf& data_count,
+                            BlockState& block, Eigen::Index r, const float* g,
                             double* moment_change) {
+  const float n = data_count[r];
   const float* __restrict prior = terms.prior;
   const float* __restrict information = terms.information;
-  return DriftRowElements(
+  const bool finite = DriftRowElements(
       terms, [&](Eigen::Index c) { return MatchedPrecisionInverse(prior[c], n, information[c]); },
-      g, n, x, moment_change);
+      g, n, block.theta.row(r).data(), moment_change);
+  ++block.row_clock[static_cast<std::size_t>(r)];
+  return finite;
 }
 
 }  // namespace carousel

@@ -68,8 +68,9 @@ class Sgrld : public Sampler {
                  std::uint64_t now, std::uint64_t noise_steps) const override;
 
  private:
-  float NoiseVariance(double step) const;                                      // per unit of G^-1
-  RowDriftTerms DriftTerms(const BlockGradient& gradient, double step) const;  // checks the step
+  float NoiseVariance(double step) const;  // per unit of G^-1
+  // DriftRow's terms, after checking the step's bounds (throws as NoiseVariance does).
+  RowDriftTerms DriftTerms(const BlockGradient& gradient, double step) const;
   std::shared_ptr<const DiagonalMetric> metric_;
   bool ou_;
   mutable Matrix g_inv_, gamma_;         // scratch, reused across steps (no allocation per step)

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -97,14 +96,11 @@ class RowDriftSink {
         matched_(sampler.MatchedDriftTerms(gradient, step)) {}
 
   void operator()(Eigen::Index r, const float* lik) {
-    if (matched_) {
-      finite_ = MatchedRowDrift(*matched_, (*gradient_.row_data_count)[r], lik,
-                                block_.theta.row(r).data(), moment_change_) &&
-                finite_;
-      ++block_.row_clock[static_cast<std::size_t>(r)];
-      return;
-    }
-    finite_ = sampler_.DriftRow(block_, gradient_, step_, r, lik, moment_change_) && finite_;
+    const bool finite =
+        matched_
+            ? MatchedRowDrift(*matched_, *gradient_.row_data_count, block_, r, lik, moment_change_)
+            : sampler_.DriftRow(block_, gradient_, step_, r, lik, moment_change_);
+    finite_ = finite && finite_;
   }
   // Whether every row that drifted is finite.
   bool finite() const { return finite_; }
