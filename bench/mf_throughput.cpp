@@ -79,7 +79,7 @@ double IterationRate(const RatingMatrix& m, int k, const std::string& sampler, d
   TileShare share;
   const MfProblem p = WholeMfProblem(m, {}, c.chain.tiles, c.chain.seed, &share);
   BpmfModel model(c, p, std::move(share));
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   EngineCallbacks callbacks;
   const double start = Now();
   std::uint64_t iterations = 0;

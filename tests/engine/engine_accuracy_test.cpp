@@ -108,7 +108,7 @@ Outcome RunEngine(const MfConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
   BpmfModel model(config, SharedData().problem, SharedData().share);
-  TileEngine engine(*comm, model, config.chain.Resolved());
+  TileEngine engine(*comm, model, config.chain);
   engine.Run(EngineCallbacks{});
   Outcome o;
   o.rmse_mean = model.trace().back().rmse_mean;

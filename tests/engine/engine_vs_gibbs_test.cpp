@@ -223,7 +223,7 @@ SgRun RunEngine(const Data& d, MfConfig c, std::uint64_t batch, int batches) {
   const auto start = std::chrono::steady_clock::now();
   auto comm = MakeSerialCommunicator();
   BpmfModel model(c, d.problem, d.share);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   std::uint64_t done = 0;
   EngineCallbacks callbacks;
   callbacks.on_iteration = [&](std::uint64_t iteration, double) { done = iteration; };

@@ -99,7 +99,7 @@ PhiDraws RunOneTopic(const Corpus& corpus, int tiles, double h, std::uint64_t bu
   // every iteration, which says nothing about SCIR.
   c.topic_word_mean = TopicWordMean::kDraws;
   LdaModel model(c, corpus);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   EngineCallbacks callbacks;
   callbacks.requests = [&engine, burn_in, per] {
     const std::uint64_t t = engine.iteration();
@@ -257,7 +257,7 @@ ThreeTopicResult RunThreeTopics(const Corpus& corpus) {
   c.chain.seed = 4;
   c.test_fraction = 0.3;
   LdaModel model(c, corpus);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   EXPECT_TRUE(engine.Run(EngineCallbacks{}));
   ThreeTopicResult r;
   std::uint64_t samples = 0;

@@ -109,7 +109,7 @@ std::vector<double> ChainStatistics(const Data& d, const MfConfig& config) {
       WholeMfProblem(d.train, d.test, config.chain.tiles, config.chain.seed, &share);
   const auto comm = MakeSerialCommunicator();
   BpmfModel model(config, problem, share);
-  TileEngine engine(*comm, model, config.chain.Resolved());
+  TileEngine engine(*comm, model, config.chain);
   engine.Run(EngineCallbacks{});
   const MfPosterior post = model.Posterior();
   std::vector<double> s(kStats, 0.0);

@@ -71,7 +71,7 @@ std::vector<double> BestCosines(bool structured, GeodesicKind sampler) {
   auto comm = MakeSerialCommunicator();
   const SamSurvey survey = SurveySamCorpus(*comm, tfidf, c);
   SamModel model(c, tfidf, survey);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   engine.Run({});
   const std::vector<double> directions = model.TopicMeanDirections();
   const std::size_t V = tfidf.vocabulary.size();

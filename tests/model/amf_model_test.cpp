@@ -68,7 +68,7 @@ ChainsOfW RunOneEntryChains(double x, double expected, AmfFault fault) {
     const MfProblem problem = WholeMfProblem(train, {}, c.chain.tiles, c.chain.seed, &share);
     auto comm = MakeSerialCommunicator();
     AmfModel model(c, problem, share);
-    TileEngine engine(*comm, model, c.chain.Resolved());
+    TileEngine engine(*comm, model, c.chain);
     engine.Run(EngineCallbacks{});
     Eigen::MatrixXd w, h;
     model.PosteriorMeans(w, h);

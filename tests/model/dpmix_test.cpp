@@ -122,7 +122,7 @@ std::vector<std::vector<double>> RunTileModel(DpmixBroken broken, double* second
   config.broken = broken;
   auto comm = MakeSerialCommunicator();
   DpmixModel model(config, corpus);
-  TileEngine engine(*comm, model, config.chain.Resolved());
+  TileEngine engine(*comm, model, config.chain);
   std::vector<std::vector<double>> draws;
   EngineCallbacks callbacks;
   callbacks.on_iteration = [&](std::uint64_t iteration, double) {

@@ -33,7 +33,7 @@ TEST(LdaDocTopicSlices, AnySliceSizeGivesTheSameRowsInOrder) {
   c.test_fraction = 0.2;
   auto comm = MakeSerialCommunicator();
   LdaModel model(c, gen.corpus);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   ASSERT_TRUE(engine.Run(EngineCallbacks{}));
   ASSERT_GT(model.samples(), 0u);
 

@@ -103,7 +103,7 @@ TEST(LdaGenerator, TopicsAreRecoveredWithinTheirMonteCarloError) {
   c.chain.eval_every = 50;
   c.chain.seed = 1;
   LdaModel model(c, g.corpus);
-  TileEngine engine(*comm, model, c.chain.Resolved());
+  TileEngine engine(*comm, model, c.chain);
   ASSERT_TRUE(engine.Run(EngineCallbacks{}));
   std::uint64_t samples = 0;
   const std::vector<double> learned = model.TopicWordMean(&samples);

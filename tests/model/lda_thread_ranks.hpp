@@ -24,7 +24,7 @@ inline void RunLdaOnThreadRanks(const LdaConfig& config, const Corpus& corpus, i
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
       LdaModel model(config, corpus);
-      TileEngine engine(*comms[static_cast<std::size_t>(r)], model, config.chain.Resolved());
+      TileEngine engine(*comms[static_cast<std::size_t>(r)], model, config.chain);
       EXPECT_TRUE(engine.Run(EngineCallbacks{}));
       after(r, model);
     });

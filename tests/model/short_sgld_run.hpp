@@ -21,7 +21,7 @@ struct ShortSgldRun {
                                &share)),
         comm(MakeSerialCommunicator()),
         model(config, problem, share),
-        engine(*comm, model, config.chain.Resolved()) {
+        engine(*comm, model, config.chain) {
     engine.Run(EngineCallbacks{});
   }
 

@@ -40,7 +40,8 @@ struct EngineCallbacks {
 class TileEngine {
  public:
   // Attaches `model` to this rank's part of the grid and initialises its column blocks.
-  // Communicates with no one (so it may run inside RunCollectively).
+  // Communicates with no one (so it may run inside RunCollectively). A thin of 0 in `options`
+  // is its eval_every (ChainOptions::Resolved).
   TileEngine(Communicator& comm, TileModel& model, const ChainOptions& options);
   ~TileEngine();
 
