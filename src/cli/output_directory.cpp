@@ -32,9 +32,9 @@ std::string CommandOfRun(const std::string& out) {
 }  // namespace
 
 const std::vector<std::string>& RunOutputFiles() {
-  // carousel mf (src/model/bpmf/mf_outputs.cpp, mf_command.cpp, gibbs_command.cpp),
-  // carousel lda (lda_command.cpp), dpmix's components and clusters (dpmix_command.cpp) and
-  // amf's reconstruction (amf_command.cpp).
+  // carousel mf (src/model/bpmf/mf_outputs.cpp, mf_gibbs_run.cpp), carousel lda
+  // (model/lda/lda_outputs.cpp), dpmix's components and clusters (dpmix_outputs.cpp) and
+  // amf's reconstruction (amf_outputs.cpp).
   static const std::vector<std::string> files = {
       "trace.csv",          "predictions.csv",   "W_mean.npy",         "W_var.npy",
       "W_sample.npy",       "H_mean.npy",        "H_var.npy",          "H_sample.npy",

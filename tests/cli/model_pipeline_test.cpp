@@ -1,6 +1,6 @@
 // The model pipeline (cli/model_pipeline.hpp) runs a model that is only a spec: a toy model
-// whose one scalar follows an AR(1) chain with a N(0, 1) stationary law, and a spec of
-// about 60 lines. What a new model needs, and what the pipeline gives it: options with the
+// whose one scalar follows an AR(1) chain with a N(0, 1) stationary law, and a spec
+// (model/model_spec.hpp) and command adapter of about 55 lines together. What a new model needs, and what the pipeline gives it: options with the
 // chain's, the outputs every model writes (trace.csv, draws/, config.toml), progress, and
 // checkpoints that resume bitwise.
 #include <gtest/gtest.h>
@@ -96,11 +96,10 @@ class ToyModel : public TileModel {
   std::vector<ToyTraceRow> trace_;
 };
 
-// ---- The spec: everything the toy model's command says of itself.
+// ---- The spec: everything the toy model says of itself (in a model's folder:
+// model/model_spec.hpp), and its command adapter (in cli).
 struct ToyOptions {
   ToyConfig config;
-  RunBasics basics{"toy-out"};
-  std::vector<std::string> argv;
 };
 
 struct ToyData {
@@ -108,30 +107,22 @@ struct ToyData {
   std::uint64_t parsed_bytes = 0;
 };
 
-struct ToyCommand : ModelSpecDefaults {
+struct ToySpec : ModelSpecDefaults {
   static constexpr const char* kName = "toy";
-  using Options = ToyOptions;
+  static constexpr const char* kDescription = "carousel toy: an AR(1) chain";
+  static constexpr const char* kDefaultOut = "toy-out";
   using Model = ToyModel;
-  using Data = ToyData;
 
-  static Options Parse(const std::vector<std::string>& args) {
-    Options o;
-    CLI::App app{"carousel toy: an AR(1) chain", "carousel toy"};
-    SetUpCommandApp(app);
-    app.add_option("--rho", o.config.rho, "the AR(1) coefficient")->check(Within(-0.99, 0.99));
-    app.add_flag("--broken-noise", o.config.broken, "noise without sqrt(1 - rho^2)");
-    AddChainOptions(app, o.config.chain, o.basics);
-    ParseOrThrow(app, args, "carousel toy");
-    ResolveChainOptions(app, o.config.chain, o.basics);
-    o.argv = SelfContainedArgs(app, args);
-    return o;
+  template <class Declarer>
+  static void Declare(Declarer& declare, ToyOptions& o) {
+    declare(o.config.rho, "--rho", "the AR(1) coefficient", opt::Within(-0.99, 0.99));
+    declare(o.config.broken, "--broken-noise", "noise without sqrt(1 - rho^2)");
   }
-  static Data Load(Communicator&, Options&, RunStart&) { return {}; }
-  static std::unique_ptr<Model> Make(Options& o, Data&) {
+  static std::unique_ptr<Model> Make(ToyOptions& o, ToyData&) {
     return std::make_unique<ToyModel>(o.config);
   }
-  static std::vector<std::pair<std::string, std::string>> Comments(const Options&, const Data&,
-                                                                   const Model&) {
+  static std::vector<std::pair<std::string, std::string>> Comments(const ToyOptions&,
+                                                                   const ToyData&, const Model&) {
     return {};
   }
   static void WriteTrace(const std::string& path, const std::string& comments, const Model& model) {
@@ -146,10 +137,19 @@ struct ToyCommand : ModelSpecDefaults {
     ForEachKeptRow(model.trace(), [&](const ToyTraceRow& row) { table.Add({row.x}); });
     return table;
   }
-  static std::string Status(const Model& model, const Data&) {
+  static std::string Status(const Model& model, const ToyData&) {
     return "x " + std::to_string(model.trace().back().x);
   }
-  static void Finish(Communicator&, const Options&, const Data&, Model&, const RunEnd&) {}
+};
+
+struct ToyCommand : ToySpec {
+  using Options = CommandOptions<ToyOptions>;
+  using Data = ToyData;
+  static void Resolve(const CLI::App&, Options&) {}
+  static Data Load(Communicator&, Options&, RunStart&) { return {}; }
+  static std::string Finish(Communicator&, const Options&, const Data&, Model&, const RunEnd&) {
+    return {};
+  }
 };
 
 int RunToyCommand(Communicator& comm, const std::vector<std::string>& args) {

@@ -16,7 +16,7 @@
 #include "carousel/cli/resume.hpp"
 #include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
-#include "carousel/cli/sampling_time.hpp"
+#include "carousel/engine/rank_statistics.hpp"
 #include "carousel/cli/several_chains.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"

@@ -14,9 +14,9 @@
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/run_basics.hpp"
 #include "carousel/cli/run_config.hpp"
-#include "carousel/cli/sampling_time.hpp"
 #include "carousel/comm/collective.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/engine/rank_statistics.hpp"
 #include "carousel/io/corpus_loader.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/model/tile_model.hpp"
@@ -145,41 +145,8 @@ io::LoadedCorpus LoadCommandCorpus(Communicator& comm, const std::string& path,
 int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
                     const std::string& out);
 
-// How this rank read its input: wall time of the whole collective load, the time and bytes
-// of parsing its own part, and the peak memory when the load was done.
-struct LoadStats {
-  double seconds = 0.0;
-  double parse_seconds = 0.0;
-  double parsed_bytes = 0.0;
-  double peak_rss_kib = 0.0;
-};
-
-// Peak resident memory of this process so far (VmHWM), in KiB.
 // model.json's members every model shares (io::RunModelJson), from the chain's options.
 io::RunModelJson RunDescription(const std::string& model, const std::string& sampler,
                                 const ChainOptions& chain);
-
-double PeakRssKib();
-
-// The statistics of a load that began at `start` and has just ended.
-LoadStats FinishedLoad(std::chrono::steady_clock::time_point start, double parse_seconds,
-                       std::uint64_t parsed_bytes);
-
-struct RankStats {
-  SamplingTime sampling;
-  double peak_rss_kib = 0.0;
-  std::uint64_t items_held = 0;  // training ratings or tokens in this rank's tiles
-  LoadStats load;
-  ModelFootprint footprint;
-};
-
-// Every rank's statistics, on every rank (collective).
-std::vector<RankStats> GatherRankStats(Communicator& comm, const SamplingTime& sampling,
-                                       std::uint64_t items_held, const LoadStats& load,
-                                       const ModelFootprint& footprint);
-
-// Prints two lines per rank: communication share, peak memory and `items` held; the load
-// (time, parse rate, peak memory then) and the bytes of data and state the model holds.
-void PrintRankStats(const std::vector<RankStats>& stats, const char* items);
 
 }  // namespace carousel::cli

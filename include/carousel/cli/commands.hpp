@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "carousel/comm/communicator.hpp"
-#include "carousel/io/mf_loader.hpp"
-#include "carousel/model/bpmf/mf_config.hpp"
 
 namespace carousel::cli {
 
@@ -18,10 +16,6 @@ struct HelpRequested {
 
 // carousel mf [options]: distributed SG-MCMC for Bayesian matrix factorization.
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args);
-
-// carousel mf --sampler gibbs: the exact Gibbs sampler for the same model, one process.
-int RunGibbsReference(const std::string& out, const MfConfig& config, const io::LoadedMf& data,
-                      const std::string& comments, bool quiet);
 
 // carousel lda [options]: distributed SG-MCMC for latent Dirichlet allocation.
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);

@@ -1,27 +1,26 @@
-// The one pipeline every model command runs (DESIGN.md section 7). A model command is a
-// spec: a struct whose static members say what differs between models, run in this order by
-// RunModelCommand<Spec>:
+// The one pipeline every model command runs (doc/design.md, "A model is a spec"):
+// RunModelCommand<Spec> runs a model's spec (model/model_spec.hpp) through these steps, Spec
+// being the model's command adapter, which derives from its spec and adds
 //
-//   Parse(args) -> Options         the command line (or the resumed checkpoint's) parsed
+//   Options                        CommandOptions<the model's options>
+//   Resolve(app, o)                after parsing: the model's checks and the defaults that
+//                                  follow from the options alone
 //   ResolveWithTiles(comm, o, s)   defaults that follow from --tiles, before the data is read
 //   Load(comm, o, s) -> Data       the rank's share of the data, and the defaults that follow
 //                                  from it; Data has parse_seconds and parsed_bytes
 //   RunInstead(comm, o, d)         a command that is not a chain of the engine (mf's gibbs)
-//   Make(o, d) -> unique_ptr<Model>, Check(model, d)   the model, checked once attached
 //   Started(comm, o, d, model)     what the model needs once it runs (sample sinks)
-//   Comments(o, d, model)          the model's lines of the run's configuration, the '#' lines
-//                                  of every output, after those every run starts with
-//   Note(o, d, model)              a note before the first iteration (rank 0, not --quiet)
-//   WriteTrace(path, comments, model), Draws(model), Status(model, d)   while it runs
-//   Finish(comm, o, d, model, end) the outputs and the closing lines
+//   Finish(comm, o, d, model, end) the outputs; returns the closing lines (rank 0's), which
+//                                  the pipeline prints before the per-rank statistics
 //
-// Options holds `config` (the model's config, with the chain's options), `basics`
-// (RunBasics) and `argv` (SelfContainedArgs). A spec derives from ModelSpecDefaults and
-// declares only the steps it needs beyond Parse, Load, Make, Comments, WriteTrace, Draws,
-// Status and Finish.
+// in this order: parse (the spec's options, then the chain's, then Resolve), the tiles, the
+// ResolveWithTiles, the default burn-in and --eval-every (the spec's kPasses), Load, RunInstead,
+// Make and Check, Started, Note, the chain (WriteTrace, Draws, Status), the per-rank
+// statistics (kItemsHeld), Finish.
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,11 +28,22 @@
 
 #include "carousel/cli/chain_driver.hpp"
 #include "carousel/cli/command_support.hpp"
+#include "carousel/cli/config_file.hpp"
+#include "carousel/cli/declared_options.hpp"
 #include "carousel/comm/communicator.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/model_spec.hpp"
 
 namespace carousel::cli {
+
+// A model command's options: the model's own (its folder's <Model>Options, with its config)
+// and those every run has.
+template <class ModelOptions>
+struct CommandOptions : ModelOptions {
+  RunBasics basics;
+  std::vector<std::string> argv;  // as given, self-contained: for checkpoints and headers
+};
 
 // What a fresh run records of itself while it resolves defaults from the tiles or the data.
 struct RunStart {
@@ -51,31 +61,62 @@ struct RunEnd {
   const TileEngine& engine;     // iterations and seconds running
 };
 
-// The steps a spec may leave out: each does nothing.
-struct ModelSpecDefaults {
-  template <class Options>
-  static void ResolveWithTiles(Communicator&, Options&, RunStart&) {}
-  template <class Options, class Data>
-  static std::optional<int> RunInstead(Communicator&, Options&, Data&) {
-    return std::nullopt;
-  }
-  template <class Model, class Data>
-  static void Check(const Model&, const Data&) {}
-  template <class Options, class Data, class Model>
-  static void Started(Communicator&, Options&, Data&, Model&) {}
-  template <class Options, class Data, class Model>
-  static void Note(const Options&, const Data&, const Model&) {}
-};
-
-// The run's configuration, the '#' lines of every output: the lines every run starts with
-// (RunHeadLines: version, command line, ranks, tiles), then the model's.
+// Parses a model command's line: the model's options, the chain's, then the model's checks
+// and the defaults that follow from the options alone.
 template <class Spec>
-std::vector<std::pair<std::string, std::string>> RunConfiguration(
-    const typename Spec::Options& options, int ranks, const typename Spec::Data& data,
-    const typename Spec::Model& model) {
-  auto lines = RunHeadLines(Spec::kName, options.argv, ranks, options.config.chain.tiles);
-  for (auto& line : Spec::Comments(options, data, model)) lines.push_back(std::move(line));
-  return lines;
+typename Spec::Options ParseModelCommand(const std::vector<std::string>& args) {
+  typename Spec::Options o;
+  o.basics.out = Spec::kDefaultOut;
+  const std::string command = std::string("carousel ") + Spec::kName;
+  CLI::App app{Spec::kDescription, command};
+  SetUpCommandApp(app);
+  OptionDeclarer declare(app);
+  Spec::Declare(declare, o);
+  AddChainOptions(app, o.config.chain, o.basics);
+  Spec::ShowChainDefaults(declare);
+  ParseOrThrow(app, args, command);
+  ResolveChainOptions(app, o.config.chain, o.basics);
+  o.argv = SelfContainedArgs(app, args);
+  Spec::Resolve(app, o);
+  if (Spec::kInput.flag && o.basics.resume.empty() && app.count(Spec::kInput.flag) == 0)
+    throw UsageError(Spec::kInput.flag,
+                     std::string(Spec::kInput.what) + " is required (or --resume DIR)");
+  return o;
+}
+
+// A default the run resolved itself (`how`), not given: recorded for config.toml and appended
+// to the command line the checkpoints store, so that a resume keeps it.
+inline void RecordArgument(RunBasics& basics, RunStart& start, const std::string& flag,
+                           const std::string& value, const std::string& how) {
+  basics.run_config.Resolve(flag, value, how);
+  start.recorded_args.insert(start.recorded_args.end(), {flag, value});
+}
+
+// The burn-in and --eval-every of a model whose defaults are passes over the data, where
+// they were not given.
+template <class Spec>
+void ResolvePassDefaults(typename Spec::Options& options, RunStart& start) {
+  constexpr PassDefaults passes = Spec::kPasses;
+  if constexpr (passes.burn_in_passes > 0) {
+    ChainOptions& chain = options.config.chain;
+    if (!options.basics.burn_in_given)
+      ResolveBurnInOfPasses(passes.burn_in_passes, chain.tiles, chain.iterations, chain.burn_in,
+                            options.basics, start.recorded_args, passes.burn_in_at_most,
+                            passes.burn_in_at_least);
+    if (!options.basics.eval_every_given)
+      ResolveEvalEveryOfPasses(passes.eval_every_passes, chain.tiles, chain.eval_every, chain.thin,
+                               options.basics, start.recorded_args);
+  }
+}
+
+// The run's configuration as the '#' lines of every output: the lines every run starts with
+// (RunHeadLines: version, command line, ranks, tiles), then the model's.
+template <class Options>
+std::string RunComments(const char* command, const Options& options, int ranks,
+                        std::vector<std::pair<std::string, std::string>> model_lines) {
+  auto lines = RunHeadLines(command, options.argv, ranks, options.config.chain.tiles);
+  for (auto& line : model_lines) lines.push_back(std::move(line));
+  return io::CommentBlock(lines);
 }
 
 // Runs the model command `Spec` (see the header): one chain, or --chains C of them.
@@ -84,12 +125,14 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   using Model = typename Spec::Model;
   typename Spec::Options options;
   std::string resume_payload;
-  if (const std::optional<int> code = StartModelCommand(
-          comm, Spec::kName, args, RunModelCommand<Spec>, options, Spec::Parse, resume_payload))
+  if (const std::optional<int> code =
+          StartModelCommand(comm, Spec::kName, args, RunModelCommand<Spec>, options,
+                            ParseModelCommand<Spec>, resume_payload))
     return *code;
   ResolveTiles(comm, options.config.chain.tiles, options.basics);
   RunStart start{resume_payload.empty(), options.argv};
   Spec::ResolveWithTiles(comm, options, start);
+  ResolvePassDefaults<Spec>(options, start);
   const auto load_start = std::chrono::steady_clock::now();
   typename Spec::Data data = Spec::Load(comm, options, start);
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
@@ -103,7 +146,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   Spec::Started(comm, options, data, model);
 
   const std::string comments =
-      io::CommentBlock(RunConfiguration<Spec>(options, comm.size(), data, model));
+      RunComments(Spec::kName, options, comm.size(), Spec::Comments(options, data, model));
   const std::string trace_path = options.basics.out + "/trace.csv";
   const DrawsOutput draws{options.basics.out, std::string("carousel ") + Spec::kName,
                           options.config.chain.Resolved(), comments};
@@ -120,7 +163,15 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
                RunRecord{Spec::kName, start.recorded_args}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), chain.engine->iteration(), Spec::kName, options.basics.out);
-  Spec::Finish(comm, options, data, model, RunEnd{comments, outcome, load, *chain.engine});
+  std::vector<RankStats> stats;
+  if constexpr (Spec::kItemsHeld != nullptr)
+    stats = GatherRankStats(comm, outcome.sampling, Spec::ItemsHeld(model, data), load,
+                            model.footprint());
+  const std::string closing =
+      Spec::Finish(comm, options, data, model, RunEnd{comments, outcome, load, *chain.engine});
+  if (comm.rank() == 0) std::fputs(closing.c_str(), stdout);
+  if (comm.rank() == 0 && !stats.empty())
+    std::fputs(RankStatsText(stats, Spec::kItemsHeld).c_str(), stdout);
   return 0;
 }
 

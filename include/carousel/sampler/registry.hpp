@@ -4,8 +4,8 @@
 // --help, the factory's checks and error messages all read this file. Default step sizes
 // are not here: a step is in the units of a model's log posterior (per rating, per
 // degree, a CIR time), so each model gives the default step of each sampler it runs
-// (model/bpmf/mf_defaults.hpp for mf; DefaultLdaStep in src/cli/lda_command.cpp and the
-// like in the other commands).
+// (model/bpmf/mf_defaults.hpp for mf; DefaultLdaStep in model/lda/lda_options.cpp and the
+// like in the other model folders).
 //
 // Two kinds of parameter blocks take samplers:
 //   factor blocks  float matrices of unconstrained parameters (BlockState): every sampler

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "carousel/comm/collective.hpp"
+#include "carousel/io/dense_npy_loader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/ratings_reader.hpp"
 #include "carousel/io/text_output.hpp"
@@ -63,6 +64,26 @@ Eigen::MatrixXf ReadFixedRows(Communicator& comm, const std::string& path, std::
       }
   });
   return fixed;
+}
+
+AmfRunData LoadAmfData(Communicator& comm, AmfOptions& o) {
+  AmfConfig& config = o.config;
+  AmfRunData data;
+  data.dense = io::IsNpyFile(o.input.train);
+  if (data.dense) {
+    io::LoadedDense loaded =
+        io::LoadDenseNpy(comm, o.input.train, config.chain.tiles, o.input.seed);
+    static_cast<io::LoadedMf&>(data) = std::move(loaded.data);
+    if (loaded.complex) config.likelihood = AmfLikelihood::kComplex;
+  } else {
+    static_cast<io::LoadedMf&>(data) = io::LoadMf(comm, o.input);
+    RejectNegativeEntries(comm, o.input, data.problem);
+  }
+  if (!o.fix_rows.empty())
+    config.fixed_w = ReadFixedRows(comm, o.fix_rows, data.problem.rows, config.rank);
+  config.reconstruct =
+      data.dense && config.fixed_w.cols() > 0 && config.fixed_w.cols() < config.rank;
+  return data;
 }
 
 }  // namespace carousel

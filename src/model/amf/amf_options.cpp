@@ -10,6 +10,7 @@
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/printf_text.hpp"
 
 namespace carousel {
 
@@ -95,6 +96,16 @@ void DescribeAmfRun(const AmfConfig& config, const MfProblem& problem, bool dens
       {"sample_dtype", io::JsonString("float32")},
       {"sample_columns", std::to_string(config.rank)},
       {"samples", io::SamplesJson(model.samples_taken())}};
+}
+
+std::string AmfClosing(const AmfModel& model, int ranks, double run_seconds,
+                       const std::string& out) {
+  const AmfTraceRow& last = model.trace().back();
+  return PrintfText(
+      "carousel amf: %llu iterations on %d rank(s) in %.2f s; training log-likelihood %.6g "
+      "(given Phi), Phi acceptance %.3f; posterior means of %llu samples in %s\n",
+      static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.log_likelihood,
+      last.acceptance, static_cast<unsigned long long>(model.collected()), out.c_str());
 }
 
 }  // namespace carousel

@@ -2,9 +2,12 @@
 
 #include <sstream>
 
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/amf/amf_options.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 
 namespace carousel::io {
 namespace {
@@ -60,6 +63,23 @@ std::vector<std::pair<std::string, std::string>> WriteAmfArrays(const std::strin
     files.push_back({"col_ids", "col_ids.npy"});
   }
   return files;
+}
+
+void WriteAmfRunOutputs(Communicator& comm, const std::string& out, const AmfConfig& config,
+                        const LoadedMf& data, bool dense, AmfModel& model,
+                        RunModelJson description) {
+  AmfMoments moments;
+  model.PosteriorMeans(moments.w_mean, moments.h_mean);
+  model.PosteriorVariances(moments.w_var, moments.h_var);
+  if (config.reconstruct) model.Reconstruction(moments.reconstruction);
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    DescribeAmfRun(config, data.problem, dense, model, description);
+    description.files =
+        WriteAmfArrays(out, moments, dense ? nullptr : &data.users, dense ? nullptr : &data.items);
+    RemoveStaleSamples(out, model.samples_taken().size());
+    WriteRunModelJson(out, description);
+  });
 }
 
 }  // namespace carousel::io

@@ -8,7 +8,9 @@
 #include "carousel/io/ratings_reader.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_metric.hpp"
+#include "carousel/model/bpmf/predictive_calibration.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/printf_text.hpp"
 
 namespace carousel {
 namespace {
@@ -158,6 +160,49 @@ std::string MfStatus(const TraceRow& row, bool has_test) {
   if (!std::isnan(row.rmse_mean) && n > 0)
     std::snprintf(status + n, sizeof status - n, "  (posterior mean %.4f)", row.rmse_mean);
   return std::string(status);
+}
+
+void CheckStepWarmup(long long step_warmup, std::uint64_t burn_in) {
+  if (step_warmup > 0 && static_cast<std::uint64_t>(step_warmup) > burn_in)
+    throw SettingError("step-warmup", "must not exceed --burn-in (" + std::to_string(burn_in) +
+                                          "): the samples kept must follow the step schedule");
+}
+
+void CheckGibbsReference(int ranks, std::uint64_t keep_samples) {
+  if (ranks != 1) throw SettingError("sampler", "gibbs runs in a single process only");
+  if (keep_samples > 0) throw SettingError("keep-samples", "is not available with --sampler gibbs");
+}
+
+std::string MfClosing(const io::LoadedMf& data, const BpmfModel& model,
+                      const io::MfRunResult& result, int ranks, double run_seconds,
+                      const std::string& out) {
+  const TraceRow& last = model.trace().back();
+  const MfPosterior& posterior = result.posterior;
+  const bool has_test = data.problem.test_count > 0;
+  std::string text;
+  if (!has_test)
+    text = PrintfText(
+        "carousel mf: %llu iterations on %d rank(s) in %.2f s; no test set (use --test or "
+        "--test-fraction), training minibatch RMSE %.4f; %llu kept draws; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.rmse_train,
+        static_cast<unsigned long long>(posterior.samples), out.c_str());
+  else
+    text = PrintfText(
+        "carousel mf: %llu iterations on %d rank(s) in %.2f s; test RMSE %.4f (sample), "
+        "%.4f (posterior mean of %llu samples); %llu of %llu test ratings had an unseen user "
+        "or item; output in %s\n",
+        static_cast<unsigned long long>(last.iteration), ranks, run_seconds, last.rmse_sample,
+        last.rmse_mean, static_cast<unsigned long long>(posterior.samples),
+        static_cast<unsigned long long>(data.cold_test),
+        static_cast<unsigned long long>(data.problem.test_count), out.c_str());
+  if (has_test && posterior.samples > 0) {
+    const std::vector<double> rating(result.test.value.begin(), result.test.value.end());
+    text += "carousel mf: calibration: " +
+            DescribeCalibration(CalibrationOf(rating, posterior.pred_mean, posterior.pred_sd,
+                                              model.NoiseVariancePosteriorMean())) +
+            "\n";
+  }
+  return text;
 }
 
 }  // namespace carousel

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/json.hpp"
 #include "carousel/io/npy.hpp"
@@ -243,6 +244,68 @@ void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
            JsonString(files[n].second);
   out += "\n  }\n}\n";
   WriteFileAtomically(dir + "/" + kModelJsonFile, out);
+}
+
+std::unique_ptr<SampleWriter> StartSampleWriter(Communicator& comm, const std::string& out,
+                                                std::uint64_t keep, std::uint32_t rows, int width) {
+  std::unique_ptr<SampleWriter> writer;
+  if (keep == 0) return writer;
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    EnsureDirectory(out + "/" + kSamplesDir);
+    writer = std::make_unique<SampleWriter>(out, rows, width);
+  });
+  return writer;
+}
+
+namespace {
+
+MfModelSummary SummaryOfRun(const MfConfig& c, const LoadedMf& data, const BpmfModel& model,
+                            std::uint64_t posterior_draws, const std::string& version) {
+  MfModelSummary m;
+  m.version = version;
+  m.sampler = c.sampler.name;
+  m.seed = c.chain.seed;
+  m.tiles = c.chain.tiles;
+  const ChainOptions chain = c.chain.Resolved();
+  m.iterations = chain.iterations;
+  m.burn_in = chain.burn_in;
+  m.thin = chain.thin;
+  m.posterior_draws = posterior_draws;
+  m.mu = data.problem.mu;
+  m.lo = data.problem.lo;
+  m.hi = data.problem.hi;
+  m.shape = c.shape;
+  m.users = data.problem.rows;
+  m.items = data.problem.cols;
+  m.train_ratings = data.problem.train_count;
+  m.hyper_sampled = c.priors.sample_hyper;
+  m.hyper_mean = model.HyperPosteriorMean();
+  m.sample_iterations = model.samples_taken();
+  return m;
+}
+
+}  // namespace
+
+MfRunResult WriteMfRunOutputs(Communicator& comm, const std::string& out,
+                              const std::string& comments, const MfConfig& config,
+                              const LoadedMf& data, BpmfModel& model, const std::string& version) {
+  MfRunResult result{model.Posterior(), {}};
+  std::unique_ptr<UserArrayWriter> user_arrays;
+  if (comm.rank() == 0)
+    user_arrays = std::make_unique<UserArrayWriter>(out, data.problem.rows, config.shape.rank,
+                                                    config.shape.bias);
+  model.ForEachUserSlice([&](const UserSlice& slice) { user_arrays->Write(slice); });
+  result.test = GatherTestSet(comm, data);
+  if (comm.rank() != 0) return result;
+  DirectorySyncBatch outputs;
+  WritePredictions(out + "/predictions.csv", comments, result.test, result.posterior);
+  user_arrays->Commit();
+  WriteItemArrays(out, result.posterior, config.shape.rank, config.shape.bias, data);
+  RemoveStaleSamples(out, model.samples_taken().size());
+  WriteModelJson(out, SummaryOfRun(config, data, model, result.posterior.samples, version));
+  outputs.Finish();
+  return result;
 }
 
 }  // namespace carousel::io

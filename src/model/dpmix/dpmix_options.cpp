@@ -6,6 +6,7 @@
 #include "carousel/io/json.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/printf_text.hpp"
 
 namespace carousel {
 namespace {
@@ -99,6 +100,16 @@ void DescribeDpmixRun(const DpmixConfig& config, std::uint32_t categories, std::
                        {"max_components", std::to_string(config.max_components)}};
   description.files = {{"components", "components.npy"}, {"clusters", "clusters.csv"}};
   if (with_vocab) description.files.push_back({"component_words", "components.txt"});
+}
+
+std::string DpmixClosing(const DpmixModel& model, bool held_out, double test_fraction, int ranks,
+                         double run_seconds, const std::string& out) {
+  const DpmixTraceRow& last = model.trace().back();
+  return PrintfText(
+      "carousel dpmix: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %zu "
+      "occupied components, alpha %.4g; output in %s\n",
+      static_cast<unsigned long long>(last.iteration), ranks, run_seconds, model.seconds_sampling(),
+      DpmixFit(last, held_out, test_fraction).c_str(), model.occupied(), last.alpha, out.c_str());
 }
 
 }  // namespace carousel

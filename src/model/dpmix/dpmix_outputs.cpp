@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/dpmix/dpmix_options.hpp"
 #include "carousel/model/lda/lda_outputs.hpp"
 
 namespace carousel::io {
@@ -71,6 +73,20 @@ void WriteDpmixComponents(const std::string& out, const std::string& comments,
   if (!vocab.empty())
     WriteFileAtomically(out + "/components.txt",
                         comments + ComponentLines(means, components, vocab));
+}
+
+void WriteDpmixRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                          const DpmixConfig& config, const Corpus& corpus, DpmixModel& model,
+                          RunModelJson description) {
+  const std::vector<double> means = model.ComponentMeans();
+  const std::vector<DpmixCluster> clusters = model.Clusters();
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    const std::size_t K = model.occupied();
+    WriteDpmixComponents(out, comments, means, K, corpus.vocabulary, clusters, corpus.vocab);
+    DescribeDpmixRun(config, corpus.vocabulary, K, !corpus.vocab.empty(), description);
+    WriteRunModelJson(out, description);
+  });
 }
 
 }  // namespace carousel::io

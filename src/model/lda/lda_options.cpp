@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/io/json.hpp"
@@ -10,6 +11,7 @@
 #include "carousel/model/lda/lda_gibbs.hpp"
 #include "carousel/model/lda/lda_mh.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
+#include "carousel/util/printf_text.hpp"
 
 namespace carousel {
 namespace {
@@ -164,6 +166,33 @@ void DescribeLdaRun(const LdaConfig& config, const Corpus& corpus, std::uint64_t
                        {"topics", "topics.txt"},
                        {"held_out_documents", "heldout.txt"}};
   if (!corpus.vocab.empty()) description.files.push_back({"vocabulary", "vocab.txt"});
+}
+
+std::string LdaClosing(Communicator& comm, const LdaModel& model, double run_seconds,
+                       const std::string& out) {
+  const LdaGibbsStats gibbs = model.gibbs_stats();
+  const std::vector<std::string> gibbs_all =
+      comm.AllGather(std::string(reinterpret_cast<const char*>(&gibbs), sizeof gibbs));
+  if (comm.rank() != 0) return {};
+  const LdaCounts counts = model.counts();
+  const LdaTraceRow& last = model.trace().back();
+  std::string text = PrintfText(
+      "carousel lda: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); %s; %llu "
+      "training and %llu held-out documents, %llu empty documents skipped; output in %s\n",
+      static_cast<unsigned long long>(last.iteration), comm.size(), run_seconds,
+      model.seconds_sampling(), LdaFit(model).c_str(),
+      static_cast<unsigned long long>(counts.train_documents),
+      static_cast<unsigned long long>(counts.held_out_documents),
+      static_cast<unsigned long long>(counts.empty_documents), out.c_str());
+  for (std::size_t r = 0; r < gibbs_all.size(); ++r) {
+    LdaGibbsStats g;
+    std::memcpy(&g, gibbs_all[r].data(), sizeof g);
+    text += PrintfText(
+        "  rank %zu: %.2fM token visits per second in training Gibbs sweeps (%llu thread%s)\n", r,
+        g.seconds > 0 ? 1e-6 * static_cast<double>(g.tokens_swept) / g.seconds : 0.0,
+        static_cast<unsigned long long>(g.threads), g.threads == 1 ? "" : "s");
+  }
+  return text;
 }
 
 }  // namespace carousel

@@ -6,6 +6,7 @@
 
 #include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
+#include "carousel/model/lda/lda_options.hpp"
 
 namespace carousel::io {
 
@@ -87,6 +88,22 @@ LdaMeanFiles StreamLdaMeans(Communicator& comm, const std::string& out, const st
         files.doc_topic->AppendRows(rows.data(), count);
       });
   return files;
+}
+
+void WriteLdaRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                        const LdaConfig& config, const Corpus& corpus, LdaModel& model,
+                        RunModelJson description) {
+  LdaMeanFiles means = StreamLdaMeans(comm, out, comments, corpus, config.topics, model);
+  const std::vector<std::uint32_t> held_out = model.HeldOutDocuments();
+  if (comm.rank() != 0) return;
+  WriteLdaTrace(out + "/trace.csv", comments, model.trace());
+  means.topic_word->Commit();
+  means.doc_topic->Commit();
+  if (!corpus.vocab.empty()) WriteVocabulary(out + "/vocab.txt", corpus.vocab);
+  WriteFileAtomically(out + "/topics.txt", means.top_words);
+  WriteHeldOut(out + "/heldout.txt", comments, held_out);
+  DescribeLdaRun(config, corpus, model.samples(), description);
+  WriteRunModelJson(out, description);
 }
 
 }  // namespace carousel::io

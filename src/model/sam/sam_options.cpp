@@ -7,6 +7,7 @@
 #include "carousel/io/json.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/util/error.hpp"
+#include "carousel/util/printf_text.hpp"
 
 namespace carousel {
 
@@ -87,6 +88,20 @@ void DescribeSamRun(const SamConfig& config, std::size_t V, double theta_step,
                        {"idf", "idf.npy"},
                        {"topics", "topics.txt"},
                        {"held_out_documents", "heldout.txt"}};
+}
+
+std::string SamClosing(const SamModel& model, const SamCounts& counts, std::size_t words_kept,
+                       int ranks, double run_seconds, const std::string& out) {
+  const SamTraceRow& last = model.trace().back();
+  return PrintfText(
+      "carousel sam: %llu iterations on %d rank(s) in %.2f s (%.2f s sampling); held-out "
+      "log-perplexity %.3f (averaged over %llu samples), %.3f +- %.3f (last sample); %llu "
+      "training and %llu held-out documents, %zu words kept; output in %s\n",
+      static_cast<unsigned long long>(last.iteration), ranks, run_seconds, model.seconds_sampling(),
+      last.log_perplexity, static_cast<unsigned long long>(model.samples()),
+      last.log_perplexity_sample, last.log_perplexity_se,
+      static_cast<unsigned long long>(counts.train_documents),
+      static_cast<unsigned long long>(counts.held_out_documents), words_kept, out.c_str());
 }
 
 }  // namespace carousel

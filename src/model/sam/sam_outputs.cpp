@@ -1,9 +1,13 @@
 #include "carousel/model/sam/sam_outputs.hpp"
 
+#include <algorithm>
+
+#include "carousel/comm/collective.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/lda/lda_outputs.hpp"
+#include "carousel/model/sam/sam_options.hpp"
 
 namespace carousel::io {
 
@@ -40,6 +44,22 @@ void WriteSamTopics(const std::string& out, const std::string& comments,
     names[w] = kept[w] < vocab.size() ? vocab[kept[w]] : std::to_string(kept[w] + 1);
   WriteVocabulary(out + "/words.txt", names);
   WriteFileAtomically(out + "/topics.txt", comments + TopWordsLines(directions, 0, topics, names));
+}
+
+void WriteSamRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                        const SamConfig& config, const TfIdfCorpus& corpus,
+                        const std::vector<std::string>& vocab, std::vector<std::uint32_t> held_out,
+                        SamModel& model, RunModelJson description) {
+  const std::vector<double> directions = model.TopicMeanDirections();
+  RunCollectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    WriteSamTopics(out, comments, directions, static_cast<std::size_t>(config.topics), corpus,
+                   vocab);
+    std::sort(held_out.begin(), held_out.end());
+    WriteHeldOut(out + "/heldout.txt", comments, held_out);
+    DescribeSamRun(config, corpus.vocabulary.size(), model.trace().back().theta_step, description);
+    WriteRunModelJson(out, description);
+  });
 }
 
 }  // namespace carousel::io

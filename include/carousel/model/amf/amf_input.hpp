@@ -4,11 +4,14 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/data/mf_problem.hpp"
 #include "carousel/io/mf_loader.hpp"
+#include "carousel/model/amf/amf_options.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 
 namespace carousel {
 
@@ -22,5 +25,19 @@ void RejectNegativeEntries(Communicator& comm, const io::MfInput& input, const M
 // Collective.
 Eigen::MatrixXf ReadFixedRows(Communicator& comm, const std::string& path, std::uint32_t rows,
                               int rank);
+
+// A rank's share of amf's input, with what the run adds to it.
+struct AmfRunData : io::LoadedMf {
+  bool dense = false;                               // a dense .npy: every element observed
+  Eigen::Index fixed_cols = 0;                      // --fix-rows' columns of W
+  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
+};
+
+// Reads the rank's share of --train: a dense .npy, every element observed, of any real value
+// (the model is symmetric) or complex (the paper's likelihood, Eq. 15, set in the config); or
+// sparse ratings, non-negative magnitudes. Then --fix-rows into the config, and whether the
+// run reconstructs the rest of X (the alpha-Wiener filter needs a fixed part and a rest, on
+// every entry). Collective.
+AmfRunData LoadAmfData(Communicator& comm, AmfOptions& o);
 
 }  // namespace carousel

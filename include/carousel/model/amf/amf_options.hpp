@@ -86,6 +86,11 @@ std::vector<std::pair<std::string, std::string>> AmfConfigurationLines(const Amf
 // The status of a progress line: the log-likelihood and the Phi acceptance.
 std::string AmfStatus(const AmfTraceRow& row);
 
+// The closing line of a run on `ranks` ranks that ran `run_seconds` and wrote into `out`: the
+// training log-likelihood, Phi's acceptance and the samples in the posterior means.
+std::string AmfClosing(const AmfModel& model, int ranks, double run_seconds,
+                       const std::string& out);
+
 // model.json's amf members (io/run_model_json.hpp): the model's shape and priors, the input,
 // the posterior draws and the saved samples (`model`'s).
 void DescribeAmfRun(const AmfConfig& config, const MfProblem& problem, bool dense,

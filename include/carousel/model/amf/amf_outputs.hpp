@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
 #include "carousel/io/id_map.hpp"
+#include "carousel/io/mf_loader.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/model/amf/amf_model.hpp"
 #include "carousel/model/draws_table.hpp"
 
@@ -38,5 +41,12 @@ std::vector<std::pair<std::string, std::string>> WriteAmfArrays(const std::strin
                                                                 const AmfMoments& moments,
                                                                 const IdMap* rows,
                                                                 const IdMap* cols);
+
+// The outputs of a finished run, collective: the posterior moments gathered, and on rank 0
+// WriteAmfArrays' files (with the id maps of sparse input: `data`'s, unless `dense`), the kept
+// samples pruned to the run's and model.json (`description`, with amf's members added).
+void WriteAmfRunOutputs(Communicator& comm, const std::string& out, const AmfConfig& config,
+                        const LoadedMf& data, bool dense, AmfModel& model,
+                        RunModelJson description);
 
 }  // namespace carousel::io

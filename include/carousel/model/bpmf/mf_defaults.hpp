@@ -23,7 +23,7 @@ double DefaultMfStep(const SamplerOptions& options, const MfProblem& problem,
 std::string DefaultMfMetric(const std::string& sampler);
 
 // Whether `sampler` is mf's exact Gibbs reference (--sampler gibbs, one process only,
-// gibbs_command.cpp) rather than a sampler of the registry.
+// mf_gibbs_run.hpp) rather than a sampler of the registry.
 bool IsMfGibbsReference(const std::string& sampler);
 // The samplers `carousel mf` takes besides the registry's factor samplers: {"gibbs"}.
 std::vector<std::string> MfOwnSamplers();

@@ -13,6 +13,7 @@
 #include "carousel/model/bpmf/bpmf_model.hpp"
 #include "carousel/model/bpmf/mf_config.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
+#include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/model/sample_plan.hpp"
 #include "carousel/sampler/registry.hpp"
 #include "carousel/util/option_info.hpp"
@@ -118,6 +119,13 @@ void ShowMfChainDefaults(Declare& declare) {
 // (SettingError).
 std::vector<ResolvedDefault> ResolveMfOptions(MfOptions& o);
 
+// Once the burn-in is resolved: a step warm-up, if given, must end within it, so that the
+// samples kept follow the step schedule.
+void CheckStepWarmup(long long step_warmup, std::uint64_t burn_in);
+
+// --sampler gibbs runs on one process and keeps no samples.
+void CheckGibbsReference(int ranks, std::uint64_t keep_samples);
+
 // The defaults that follow from the data (doc/mf.md, "Step sizes" and "Defaults"): the step
 // and its warm-up, the precisions' cadence, PSGLD's floor and the samples kept.
 std::vector<ResolvedDefault> ResolveMfDefaults(MfOptions& o, const MfProblem& problem);
@@ -130,5 +138,12 @@ std::vector<std::pair<std::string, std::string>> MfConfigurationLines(const MfOp
 // The status of a progress line: the test RMSE of the sample and of the posterior mean, or
 // the training minibatches' without a test set.
 std::string MfStatus(const TraceRow& row, bool has_test);
+
+// The closing lines of a run on `ranks` ranks that ran `run_seconds` and wrote into `out`: the
+// test RMSE of the last sample and of the posterior mean (or the training minibatches' without
+// a test set), then the predictive intervals' calibration (predictive_calibration.hpp).
+std::string MfClosing(const io::LoadedMf& data, const BpmfModel& model,
+                      const io::MfRunResult& result, int ranks, double run_seconds,
+                      const std::string& out);
 
 }  // namespace carousel

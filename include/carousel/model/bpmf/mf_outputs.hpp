@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
 #include "carousel/io/mf_loader.hpp"
 #include "carousel/io/npy.hpp"
 #include "carousel/io/run_model_json.hpp"  // kModelJsonFile
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/bpmf/bpmf_model.hpp"
+#include "carousel/model/bpmf/mf_config.hpp"
 
 namespace carousel::io {
 
@@ -74,6 +76,11 @@ class SampleWriter : public MfSampleSink {
   std::unique_ptr<NpyRowWriter> w_;
 };
 
+// The writer of a run's kept samples on rank 0 (none elsewhere, nor with `keep` 0), its
+// samples/ folder made. Collective.
+std::unique_ptr<SampleWriter> StartSampleWriter(Communicator& comm, const std::string& out,
+                                                std::uint64_t keep, std::uint32_t rows, int width);
+
 // Deletes the sample files DIR/samples/{W,H}-<n>.npy with n >= `kept` (taken by a run that
 // stopped after its last checkpoint and not taken again by the run that resumed it, when
 // that run has another --iterations), then samples/ itself if that leaves it empty.
@@ -102,5 +109,18 @@ struct MfModelSummary {
 
 // DIR/model.json, written atomically.
 void WriteModelJson(const std::string& dir, const MfModelSummary& model);
+
+// What a finished run's closing lines report of it (on rank 0).
+struct MfRunResult {
+  MfPosterior posterior;
+  WholeTestSet test;
+};
+
+// The outputs of a finished run, collective: the user arrays streamed to rank 0, and there
+// predictions.csv, the item arrays, the kept samples pruned to the run's and model.json
+// (stamped with carousel's `version`), synced together.
+MfRunResult WriteMfRunOutputs(Communicator& comm, const std::string& out,
+                              const std::string& comments, const MfConfig& config,
+                              const LoadedMf& data, BpmfModel& model, const std::string& version);
 
 }  // namespace carousel::io

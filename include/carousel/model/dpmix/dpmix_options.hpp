@@ -71,6 +71,11 @@ std::string DpmixStatus(const DpmixTraceRow& row, bool held_out);
 // The closing line's account of the fit: the held-out log predictive, or why there is none.
 std::string DpmixFit(const DpmixTraceRow& last, bool held_out, double test_fraction);
 
+// The closing line of a run on `ranks` ranks that ran `run_seconds` and wrote into `out`: its
+// fit (DpmixFit), the occupied components and the concentration.
+std::string DpmixClosing(const DpmixModel& model, bool held_out, double test_fraction, int ranks,
+                         double run_seconds, const std::string& out);
+
 // model.json's dpmix members (io/run_model_json.hpp): `categories`, the K occupied
 // components, the concentration's prior, and the output files by role.
 void DescribeDpmixRun(const DpmixConfig& config, std::uint32_t categories, std::size_t K,

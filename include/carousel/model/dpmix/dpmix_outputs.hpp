@@ -16,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
+#include "carousel/data/corpus.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/model/dpmix/dpmix_model.hpp"
 #include "carousel/model/draws_table.hpp"
 
@@ -34,5 +37,11 @@ void WriteDpmixComponents(const std::string& out, const std::string& comments,
                           const std::vector<double>& means, std::size_t components,
                           std::size_t categories, const std::vector<DpmixCluster>& clusters,
                           const std::vector<std::string>& vocab);
+
+// The outputs of a finished run, collective: the components' means and clusters gathered, and
+// on rank 0 WriteDpmixComponents' files and model.json (`description`, with dpmix's members).
+void WriteDpmixRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                          const DpmixConfig& config, const Corpus& corpus, DpmixModel& model,
+                          RunModelJson description);
 
 }  // namespace carousel::io

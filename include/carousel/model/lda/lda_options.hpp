@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
 #include "carousel/data/corpus.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/model/lda/lda_config.hpp"
@@ -179,6 +180,12 @@ std::vector<std::pair<std::string, std::string>> LdaConfigurationLines(const Lda
 // perplexity, or why there is none.
 std::string LdaStatus(const LdaModel& model);
 std::string LdaFit(const LdaModel& model);
+
+// The closing lines of a run on the ranks of `comm` that ran `run_seconds` and wrote into
+// `out`: its fit and documents, then each rank's rate of Gibbs sweeps. Collective; the text is
+// rank 0's.
+std::string LdaClosing(Communicator& comm, const LdaModel& model, double run_seconds,
+                       const std::string& out);
 
 // model.json's lda members (io/run_model_json.hpp): what `carousel lda infer` needs of the
 // run, and the output files by role.

@@ -19,7 +19,9 @@
 #include "carousel/comm/communicator.hpp"
 #include "carousel/data/corpus.hpp"
 #include "carousel/io/npy.hpp"
+#include "carousel/io/run_model_json.hpp"
 #include "carousel/io/text_output.hpp"
+#include "carousel/model/lda/lda_config.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 
 namespace carousel::io {
@@ -50,5 +52,12 @@ struct LdaMeanFiles {
 };
 LdaMeanFiles StreamLdaMeans(Communicator& comm, const std::string& out, const std::string& comments,
                             const Corpus& corpus, int topics, LdaModel& model);
+
+// The outputs of a finished run, collective: the posterior means streamed to rank 0, and there
+// trace.csv, topic_word.npy, doc_topic.npy, vocab.txt (with --vocab), topics.txt,
+// heldout.txt and model.json (`description`, with lda's members added), each atomically.
+void WriteLdaRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                        const LdaConfig& config, const Corpus& corpus, LdaModel& model,
+                        RunModelJson description);
 
 }  // namespace carousel::io

@@ -96,6 +96,11 @@ std::vector<std::pair<std::string, std::string>> SamConfigurationLines(const Sam
 // The status of a progress line: the held-out log-perplexity of the last evaluation.
 std::string SamStatus(const SamTraceRow& row);
 
+// The closing line of a run on `ranks` ranks that ran `run_seconds` and wrote into `out`: the
+// held-out log-perplexity, the documents and the words kept.
+std::string SamClosing(const SamModel& model, const SamCounts& counts, std::size_t words_kept,
+                       int ranks, double run_seconds, const std::string& out);
+
 // model.json's sam members (io/run_model_json.hpp): the model's dimensions and priors, the
 // MALA step of the topic proportions at the end (`theta_step`, for `carousel sam infer`), and
 // its output files by role; V kept words.

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "carousel/comm/communicator.hpp"
+#include "carousel/io/run_model_json.hpp"
+#include "carousel/model/sam/sam_config.hpp"
 #include "carousel/model/sam/sam_model.hpp"
 #include "carousel/model/sam/tfidf.hpp"
 
@@ -29,5 +32,13 @@ void WriteSamTrace(const std::string& path, const std::string& comments,
 void WriteSamTopics(const std::string& out, const std::string& comments,
                     const std::vector<double>& directions, std::size_t topics,
                     const TfIdfCorpus& corpus, const std::vector<std::string>& vocab);
+
+// The outputs of a finished run, collective: the topics' mean directions gathered, and on
+// rank 0 WriteSamTopics' files, heldout.txt (the `held_out` document ids, sorted) and
+// model.json (`description`, with sam's members added).
+void WriteSamRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
+                        const SamConfig& config, const TfIdfCorpus& corpus,
+                        const std::vector<std::string>& vocab, std::vector<std::uint32_t> held_out,
+                        SamModel& model, RunModelJson description);
 
 }  // namespace carousel::io

@@ -1,17 +1,18 @@
 // `carousel mf --sampler gibbs`: the exact Gibbs sampler for the same BPMF model, the
 // reference against which the SG-MCMC samplers are checked. One process; test ratings of
 // unseen users or items are left out of its RMSE and predicted by the training mean.
+#include "carousel/model/bpmf/mf_gibbs_run.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
-#include "carousel/cli/commands.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/model/bpmf/bpmf_gibbs.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 
-namespace carousel::cli {
+namespace carousel {
 
 int RunGibbsReference(const std::string& out, const MfConfig& config, const io::LoadedMf& data,
                       const std::string& comments, bool quiet) {
@@ -82,4 +83,4 @@ int RunGibbsReference(const std::string& out, const MfConfig& config, const io::
   return 0;
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel

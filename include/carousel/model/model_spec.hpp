@@ -1,0 +1,65 @@
+// A model as the one pipeline that runs every model command sees it (cli/model_pipeline.hpp
+// runs the steps in order; doc/design.md, "A model is a spec"). A model's folder holds its
+// spec, <model>_spec.hpp: a struct of static members, derived from ModelSpecDefaults, with
+//
+//   kName, kDescription, kDefaultOut   the command, its --help title and its default --out
+//   kInput                     the input option a fresh run requires
+//   kPasses                    the default burn-in and --eval-every in passes over the data
+//   kItemsHeld, ItemsHeld(model, data)  what the closing per-rank statistics count as held
+//   Model                      its TileModel
+//   Declare(declare, o), ShowChainDefaults(declare)   its options (util/option_info.hpp)
+//   Make(o, data), Check(model, data)   the model of the rank's data, checked once attached
+//   Comments(o, data, model)   its lines of the run's configuration
+//   Note(o, data, model)       a note before the first iteration
+//   WriteTrace(path, comments, model), Draws(model), Status(model, data)   while it runs
+//
+// What needs the command line's own types (parsing, loading, the closing outputs) is in the
+// model's command adapter in cli, which derives from the spec.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "carousel/comm/communicator.hpp"
+#include "carousel/model/tile_model.hpp"
+
+namespace carousel {
+
+// The input option a fresh run requires (not --resume), and what it names ("a training
+// file").
+struct RequiredInput {
+  const char* flag;
+  const char* what;
+};
+
+// A model whose default burn-in and --eval-every are passes over the data (an iteration
+// works on one stratum, 1/tiles of it; BurnInOfPasses).
+struct PassDefaults {
+  std::uint64_t burn_in_passes = 0;  // 0: the model has no such defaults
+  std::uint64_t eval_every_passes = 0;
+  RunFraction burn_in_at_most = kHalfTheRun;
+  RunFraction burn_in_at_least = kNoneOfTheRun;
+};
+
+// The steps a spec may leave out: each does nothing.
+struct ModelSpecDefaults {
+  static constexpr RequiredInput kInput{nullptr, nullptr};  // none
+  static constexpr PassDefaults kPasses{};
+  static constexpr const char* kItemsHeld = nullptr;  // no per-rank statistics
+  template <class Declare>
+  static void ShowChainDefaults(Declare&) {}
+  template <class Options, class Start>
+  static void ResolveWithTiles(Communicator&, Options&, Start&) {}
+  template <class Options, class Data>
+  static std::optional<int> RunInstead(Communicator&, Options&, Data&) {
+    return std::nullopt;
+  }
+  template <class Model, class Data>
+  static void Check(const Model&, const Data&) {}
+  template <class Options, class Data, class Model>
+  static void Started(Communicator&, Options&, Data&, Model&) {}
+  template <class Options, class Data, class Model>
+  static void Note(const Options&, const Data&, const Model&) {}
+};
+
+}  // namespace carousel
