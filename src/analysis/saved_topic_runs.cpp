@@ -182,4 +182,61 @@ Completions InferDocuments(const std::vector<SavedTopicRun>& chains, const Corpu
   return done;
 }
 
+KnownTokens CountKnownTokens(const SavedTopicRun& run, const std::string& run_dir,
+                             const Corpus& corpus, const std::string& corpus_path, bool vocab_given,
+                             const std::vector<std::uint32_t>& map) {
+  KnownTokens n;
+  std::vector<char> unknown_word(corpus.vocabulary, 0);
+  for (std::size_t e = 0; e < corpus.word.size(); ++e) {
+    if (map[corpus.word[e]] != kUnknownWord) {
+      n.known += corpus.count[e];
+    } else {
+      n.unknown += corpus.count[e];
+      unknown_word[corpus.word[e]] = 1;
+    }
+  }
+  n.unknown_words =
+      static_cast<std::size_t>(std::count(unknown_word.begin(), unknown_word.end(), 1));
+  n.vocabulary_name = run.vocab.empty() ? "the run's " + std::to_string(run.words) + " word ids"
+                                        : "the run's vocabulary (" + run_dir + "/vocab.txt)";
+  if (n.known == 0)
+    throw InputError(
+        corpus_path,
+        "no word of its " + std::to_string(n.unknown) + " tokens is in " + n.vocabulary_name +
+            (run.vocab.empty() && !vocab_given ? "; are its word ids the run's? (give --vocab to "
+                                                 "match words by spelling)"
+                                               : ""));
+  return n;
+}
+
+double CompletionPerplexity::Of(double log_probability) const {
+  return test_tokens > 0 ? std::exp(-log_probability / static_cast<double>(test_tokens))
+                         : std::nan("");
+}
+
+CompletionPerplexity PooledPerplexity(const Completions& done, std::uint32_t documents,
+                                      const std::string& comments, std::string& csv) {
+  const std::size_t C = done.log_likelihood.size();
+  csv = comments + "doc,tokens,test_tokens,perplexity\n";
+  CompletionPerplexity p;
+  p.chain_log_likelihood.assign(C, 0.0);
+  std::vector<double> per_chain(C);
+  for (std::uint32_t d = 0; d < documents; ++d) {
+    for (std::size_t chain = 0; chain < C; ++chain) {
+      per_chain[chain] = done.log_likelihood[chain][d];
+      p.chain_log_likelihood[chain] += per_chain[chain];
+    }
+    const double pooled = PooledLogProbability(per_chain);
+    p.log_likelihood += pooled;
+    p.test_tokens += done.test_tokens[d];
+    csv += std::to_string(d) + ',' + std::to_string(done.tokens[d]) + ',' +
+           std::to_string(done.test_tokens[d]) + ',';
+    io::AppendCsvNumber(csv, done.test_tokens[d] > 0
+                                 ? std::exp(-pooled / static_cast<double>(done.test_tokens[d]))
+                                 : std::nan(""));
+    csv += '\n';
+  }
+  return p;
+}
+
 }  // namespace carousel::analysis

@@ -24,7 +24,9 @@
 namespace carousel::cli {
 namespace {
 
+using analysis::CompletionPerplexity;
 using analysis::Completions;
+using analysis::KnownTokens;
 using analysis::kUnknownWord;
 using analysis::SavedTopicRun;
 
@@ -61,54 +63,10 @@ InferOptions Parse(const std::vector<std::string>& args) {
   return o;
 }
 
-// The corpus's tokens whose word the run knows, and the others.
-struct TokenCounts {
-  std::uint64_t known = 0, unknown = 0;
-  std::size_t unknown_words = 0;  // distinct
-  std::string vocabulary_name;    // what "known" means, for messages
-};
-
-TokenCounts CountTokens(const InferOptions& o, const SavedTopicRun& run, const Corpus& corpus,
-                        const std::vector<std::uint32_t>& map) {
-  TokenCounts n;
-  std::vector<char> unknown_word(corpus.vocabulary, 0);
-  for (std::size_t e = 0; e < corpus.word.size(); ++e) {
-    if (map[corpus.word[e]] != kUnknownWord) {
-      n.known += corpus.count[e];
-    } else {
-      n.unknown += corpus.count[e];
-      unknown_word[corpus.word[e]] = 1;
-    }
-  }
-  n.unknown_words =
-      static_cast<std::size_t>(std::count(unknown_word.begin(), unknown_word.end(), 1));
-  n.vocabulary_name = run.vocab.empty() ? "the run's " + std::to_string(run.words) + " word ids"
-                                        : "the run's vocabulary (" + o.run + "/vocab.txt)";
-  if (n.known == 0)
-    throw InputError(o.corpus, "no word of its " + std::to_string(n.unknown) + " tokens is in " +
-                                   n.vocabulary_name +
-                                   (run.vocab.empty() && o.vocab.empty()
-                                        ? "; are its word ids the run's? (give --vocab to match "
-                                          "words by spelling)"
-                                        : ""));
-  return n;
-}
-
-// The document-completion log-likelihood of the pooled chains and of each chain alone.
-struct Perplexity {
-  double log_likelihood = 0.0;
-  std::vector<double> chain_log_likelihood;
-  std::uint64_t test_tokens = 0;
-  double Of(double log_probability) const {
-    return test_tokens > 0 ? std::exp(-log_probability / static_cast<double>(test_tokens))
-                           : std::nan("");
-  }
-};
-
 // --perplexity's file: a line per document, the chains' predictive pooled.
-Perplexity WritePerplexity(const InferOptions& o, const std::vector<std::string>& args,
-                           const SavedTopicRun& run, const Corpus& corpus, const Completions& done,
-                           io::AtomicFileWriter& file) {
+CompletionPerplexity WritePerplexity(const InferOptions& o, const std::vector<std::string>& args,
+                                     const SavedTopicRun& run, const Corpus& corpus,
+                                     const Completions& done, io::AtomicFileWriter& file) {
   const std::size_t C = done.log_likelihood.size();
   std::vector<std::pair<std::string, std::string>> comments{
       {"carousel", kVersion},
@@ -123,34 +81,17 @@ Perplexity WritePerplexity(const InferOptions& o, const std::vector<std::string>
     comments.emplace_back("chains", std::to_string(C) +
                                         ", their predictive pooled (the mean "
                                         "of each document's probability)");
-  std::string csv = io::CommentBlock(comments);
-  csv += "doc,tokens,test_tokens,perplexity\n";
-  Perplexity p;
-  p.chain_log_likelihood.assign(C, 0.0);
-  std::vector<double> per_chain(C);
-  for (std::uint32_t d = 0; d < corpus.documents; ++d) {
-    for (std::size_t chain = 0; chain < C; ++chain) {
-      per_chain[chain] = done.log_likelihood[chain][d];
-      p.chain_log_likelihood[chain] += per_chain[chain];
-    }
-    const double pooled = analysis::PooledLogProbability(per_chain);
-    p.log_likelihood += pooled;
-    p.test_tokens += done.test_tokens[d];
-    csv += std::to_string(d) + ',' + std::to_string(done.tokens[d]) + ',' +
-           std::to_string(done.test_tokens[d]) + ',';
-    io::AppendCsvNumber(csv, done.test_tokens[d] > 0
-                                 ? std::exp(-pooled / static_cast<double>(done.test_tokens[d]))
-                                 : std::nan(""));
-    csv += '\n';
-  }
+  std::string csv;
+  const CompletionPerplexity p =
+      analysis::PooledPerplexity(done, corpus.documents, io::CommentBlock(comments), csv);
   file.Append(csv);
   file.Commit();
   return p;
 }
 
 void PrintInferSummary(const InferOptions& o, const Corpus& corpus, std::size_t topics,
-                       const TokenCounts& tokens, const Completions& done,
-                       const std::optional<Perplexity>& perplexity) {
+                       const KnownTokens& tokens, const Completions& done,
+                       const std::optional<CompletionPerplexity>& perplexity) {
   std::printf(
       "carousel lda infer: %u documents, %llu tokens, %zu topics of %s; theta written to "
       "%s\n",
@@ -191,7 +132,8 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
   const std::size_t C = chains.size(), K = run.topics;
   const Corpus corpus = io::ReadCorpus(o.corpus, o.vocab, io::ParseCorpusFormat(o.format));
   const std::vector<std::uint32_t> map = analysis::WordMap(run, corpus);
-  const TokenCounts tokens = CountTokens(o, run, corpus, map);
+  const KnownTokens tokens =
+      analysis::CountKnownTokens(run, o.run, corpus, o.corpus, !o.vocab.empty(), map);
   // Both outputs are opened before any is written, so that one that cannot be written stops
   // the command with neither in place (each is written atomically).
   std::optional<io::AtomicFileWriter> perplexity_file;
@@ -202,7 +144,7 @@ int RunLdaInferCommand(Communicator& comm, const std::vector<std::string>& args)
   const Completions done = analysis::InferDocuments(chains, corpus, map, o.sweeps, o.seed,
                                                     perplexity_file.has_value(), out);
   out.Commit();
-  std::optional<Perplexity> perplexity;
+  std::optional<CompletionPerplexity> perplexity;
   if (perplexity_file) perplexity = WritePerplexity(o, args, run, corpus, done, *perplexity_file);
   PrintInferSummary(o, corpus, K, tokens, done, perplexity);
   return 0;

@@ -38,6 +38,19 @@ inline constexpr std::uint32_t kUnknownWord = ~std::uint32_t{0};
 // The run's word id of each word id of the corpus, or kUnknownWord.
 std::vector<std::uint32_t> WordMap(const SavedTopicRun& run, const Corpus& corpus);
 
+// A corpus's tokens whose word the run knows, and the others.
+struct KnownTokens {
+  std::uint64_t known = 0, unknown = 0;
+  std::size_t unknown_words = 0;  // distinct
+  std::string vocabulary_name;    // what "known" means, for messages
+};
+
+// Counts the tokens of `corpus` (read from `corpus_path`, with a vocabulary if `vocab_given`)
+// that `map` knows in the run `run_dir`; an InputError naming the corpus when none is known.
+KnownTokens CountKnownTokens(const SavedTopicRun& run, const std::string& run_dir,
+                             const Corpus& corpus, const std::string& corpus_path, bool vocab_given,
+                             const std::vector<std::uint32_t>& map);
+
 // log((1/C) sum_c exp(l_c)), the log of the chains' mean probability, without underflow;
 // l_0 itself for one chain.
 double PooledLogProbability(const std::vector<double>& per_chain);
@@ -56,5 +69,20 @@ struct Completions {
 Completions InferDocuments(const std::vector<SavedTopicRun>& chains, const Corpus& corpus,
                            const std::vector<std::uint32_t>& map, int sweeps, std::uint64_t seed,
                            bool complete, io::NpyRowWriter& out);
+
+// The document-completion log-likelihood of the chains' predictive pooled and of each chain
+// alone, over every document's held-out tokens.
+struct CompletionPerplexity {
+  double log_likelihood = 0.0;
+  std::vector<double> chain_log_likelihood;
+  std::uint64_t test_tokens = 0;
+  // exp(-log_probability / test_tokens); NaN without held-out tokens.
+  double Of(double log_probability) const;
+};
+
+// The totals of the `documents` completions `done`, and after `comments` the CSV of the pooled
+// perplexity per document (doc,tokens,test_tokens,perplexity) into `csv`.
+CompletionPerplexity PooledPerplexity(const Completions& done, std::uint32_t documents,
+                                      const std::string& comments, std::string& csv);
 
 }  // namespace carousel::analysis
