@@ -1,4 +1,4 @@
-// The one pipeline every model command runs (doc/design.md, "A model is a spec"):
+// The one pipeline every model command runs (DESIGN.md section 7):
 // RunModelCommand<Spec> runs a model's spec (model/model_spec.hpp) through these steps, Spec
 // being the model's command adapter, which derives from its spec and adds
 //
@@ -13,10 +13,10 @@
 //   Finish(comm, o, d, model, end) the outputs; returns the closing lines (rank 0's), which
 //                                  the pipeline prints before the per-rank statistics
 //
-// in this order: parse (the spec's options, then the chain's, then Resolve), the tiles, the
-// ResolveWithTiles, the default burn-in and --eval-every (the spec's kPasses), Load, RunInstead,
-// Make and Check, Started, Note, the chain (WriteTrace, Draws, Status), the per-rank
-// statistics (kItemsHeld), Finish.
+// in this order: parse (the spec's options, then the chain's, then Resolve), the tiles,
+// ResolveWithTiles, the default burn-in and --eval-every (the spec's kPasses), Load,
+// RunInstead, Make and Check, Started, Note, the chain (WriteTrace, Draws, Status), the
+// per-rank statistics (kItemsHeld), Finish.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // A model as the one pipeline that runs every model command sees it (cli/model_pipeline.hpp
-// runs the steps in order; doc/design.md, "A model is a spec"). A model's folder holds its
+// runs the steps in order; DESIGN.md section 7). A model's folder holds its
 // spec, <model>_spec.hpp: a struct of static members, derived from ModelSpecDefaults, with
 //
 //   kName, kDescription, kDefaultOut   the command, its --help title and its default --out
