@@ -311,17 +311,19 @@ GeodesicSampler MakeGeodesicSampler(const SamplerOptions& options) {
 }
 
 void CheckSamplerOptions(const SamplerOptions& options) {
+  // A SettingError names the option as the registry declares it, without its "--".
+  const auto setting = [](const SamplerOptionSpec& s) { return s.flag.substr(2); };
   for (const SamplerOptionSpec& s : SamplerOptionSpecs()) {
     if (s.text) {
       const std::string& v = options.*s.text;
       if (std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end())
-        throw UsageError(s.flag, "must be " + s.BoundsText() + ", got '" + v + "'");
+        throw SettingError(setting(s), "must be " + s.BoundsText() + ", got '" + v + "'");
       continue;
     }
     const double v = s.real ? options.*s.real : static_cast<double>(options.*s.integer);
     const bool above = s.lo_open ? v > s.lo : v >= s.lo;
     const bool below = s.hi_open ? v < s.hi : v <= s.hi;
-    if (!(above && below)) throw UsageError(s.flag, "must be " + s.BoundsText());
+    if (!(above && below)) throw SettingError(setting(s), "must be " + s.BoundsText());
   }
 }
 
