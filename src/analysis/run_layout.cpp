@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "carousel/io/atomic_file.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/util/error.hpp"
 
@@ -64,14 +65,9 @@ std::optional<std::string> ChainDirOfDraws(const std::string& draws_file) {
 std::vector<std::string> ChainDirectories(const std::string& run) {
   const std::string manifest = run + "/" + kChainsManifest;
   if (fs::exists(run + "/" + io::kModelJsonFile) || !fs::exists(manifest)) return {run};
-  std::ifstream in(manifest);
-  std::string line;
-  int chains = 0;
-  while (std::getline(in, line))
-    if (line.rfind("chains ", 0) == 0) chains = std::atoi(line.c_str() + 7);
-  if (chains < 1) throw InputError(manifest, "names no chains ('chains N' line)");
   std::vector<std::string> runs;
-  for (int c = 1; c <= chains; ++c) runs.push_back(ChainDir(run, c));
+  for (int c = 1, chains = ReadChainsManifest(run).chains; c <= chains; ++c)
+    runs.push_back(ChainDir(run, c));
   return runs;
 }
 
@@ -86,6 +82,64 @@ std::vector<std::string> ChainDrawsFiles(const std::vector<std::string>& inputs)
     }
   }
   return files;
+}
+
+void WriteChainsManifest(const std::string& out, const ChainsManifest& m) {
+  std::string text = "# carousel: a run of " + std::to_string(m.chains) +
+                     " chains; each chain's outputs are in chain-c/, its draws in "
+                     "draws/chain-c.csv. Continue all with: carousel " +
+                     m.command + " --resume " + out + "\n";
+  text += "command " + m.command + "\nchains " + std::to_string(m.chains) + "\nseed " +
+          std::to_string(m.seed) + "\n";
+  if (m.round_iterations > 0)
+    text += "round " + std::to_string(m.round_iterations) + "\nmax_iterations " +
+            std::to_string(m.max_iterations) + "\n";
+  for (std::size_t c = 1; c <= m.chain_seeds.size(); ++c)
+    text += "chain " + std::to_string(c) + " seed " + std::to_string(m.chain_seeds[c - 1]) +
+            " out chain-" + std::to_string(c) + "\n";
+  for (const std::string& a : m.args) {
+    if (a.find('\n') != std::string::npos)
+      throw SettingError("chains", "an argument holds a line break: '" + a + "'");
+    text += "arg " + a + "\n";
+  }
+  io::WriteFileAtomically(out + "/" + kChainsManifest, text);
+}
+
+ChainsManifest ReadChainsManifest(const std::string& out) {
+  const std::string path = out + "/" + kChainsManifest;
+  std::ifstream in(path);
+  if (!in) throw CheckpointError(path, "cannot be read");
+  ChainsManifest m;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t space = line.find(' ');
+    const std::string key = line.substr(0, space);
+    const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+    try {
+      if (key == "command")
+        m.command = value;
+      else if (key == "chains")
+        m.chains = std::stoi(value);
+      else if (key == "seed")
+        m.seed = std::stoull(value);
+      else if (key == "arg")
+        m.args.push_back(value);
+      else if (key == "round")
+        m.round_iterations = std::stoull(value);
+      else if (key == "max_iterations")
+        m.max_iterations = std::stoull(value);
+      else if (key != "chain")
+        throw std::invalid_argument(key);
+    } catch (const std::exception&) {
+      throw CheckpointError(path,
+                            "line " + std::to_string(line_number) + ": cannot read '" + line + "'");
+    }
+  }
+  if (m.command.empty() || m.chains < 1) throw CheckpointError(path, "is incomplete");
+  return m;
 }
 
 }  // namespace carousel::analysis

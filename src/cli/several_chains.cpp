@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "carousel/analysis/chain_summary.hpp"
@@ -22,6 +21,7 @@ namespace carousel::cli {
 namespace fs = std::filesystem;
 using analysis::ChainDir;
 using analysis::kChainsManifest;
+using Manifest = analysis::ChainsManifest;
 namespace {
 
 // `args` without the options named in `with_value` (and their values) and in `flags`.
@@ -51,72 +51,11 @@ std::vector<std::string> FreshChainArgs(const std::vector<std::string>& args,
   return own;
 }
 
-struct Manifest {
-  std::string command;
-  int chains = 0;
-  std::uint64_t seed = 0;
-  std::vector<std::string> args;
-  // --iterations auto: the chains' iterations in the round now run (0: a run of fixed
-  // --iterations, whose args hold them) and the most they may reach.
-  std::uint64_t round_iterations = 0, max_iterations = 0;
-};
-
-void WriteManifest(const std::string& out, const Manifest& m) {
-  std::string text = "# carousel: a run of " + std::to_string(m.chains) +
-                     " chains; each chain's outputs are in chain-c/, its draws in "
-                     "draws/chain-c.csv. Continue all with: carousel " +
-                     m.command + " --resume " + out + "\n";
-  text += "command " + m.command + "\nchains " + std::to_string(m.chains) + "\nseed " +
-          std::to_string(m.seed) + "\n";
-  if (m.round_iterations > 0)
-    text += "round " + std::to_string(m.round_iterations) + "\nmax_iterations " +
-            std::to_string(m.max_iterations) + "\n";
-  for (int c = 1; c <= m.chains; ++c)
-    text += "chain " + std::to_string(c) + " seed " + std::to_string(ChainSeed(m.seed, c)) +
-            " out chain-" + std::to_string(c) + "\n";
-  for (const std::string& a : m.args) {
-    if (a.find('\n') != std::string::npos)
-      throw UsageError("--chains", "an argument holds a line break: '" + a + "'");
-    text += "arg " + a + "\n";
-  }
-  io::WriteFileAtomically(out + "/" + kChainsManifest, text);
-}
-
-Manifest ReadManifest(const std::string& out) {
-  const std::string path = out + "/" + kChainsManifest;
-  std::ifstream in(path);
-  if (!in) throw CheckpointError(path, "cannot be read");
-  Manifest m;
-  std::string line;
-  int line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (line.empty() || line[0] == '#') continue;
-    const std::size_t space = line.find(' ');
-    const std::string key = line.substr(0, space);
-    const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
-    try {
-      if (key == "command")
-        m.command = value;
-      else if (key == "chains")
-        m.chains = std::stoi(value);
-      else if (key == "seed")
-        m.seed = std::stoull(value);
-      else if (key == "arg")
-        m.args.push_back(value);
-      else if (key == "round")
-        m.round_iterations = std::stoull(value);
-      else if (key == "max_iterations")
-        m.max_iterations = std::stoull(value);
-      else if (key != "chain")
-        throw std::invalid_argument(key);
-    } catch (const std::exception&) {
-      throw CheckpointError(path,
-                            "line " + std::to_string(line_number) + ": cannot read '" + line + "'");
-    }
-  }
-  if (m.command.empty() || m.chains < 1) throw CheckpointError(path, "is incomplete");
-  return m;
+// OUT/chains.txt, with each chain's seed.
+void WriteManifest(const std::string& out, Manifest m) {
+  m.chain_seeds.clear();
+  for (int c = 1; c <= m.chains; ++c) m.chain_seeds.push_back(ChainSeed(m.seed, c));
+  analysis::WriteChainsManifest(out, m);
 }
 
 // OUT/draws/chain-c.csv -> ../chain-c/draws/chain-1.csv, for the chains that wrote one.
@@ -300,7 +239,7 @@ int RunSeveralChains(Communicator& world, const SeveralChains& run) {
   args.insert(args.end(), {"--split-seed", std::to_string(run.split_seed)});
   if (!run.tiles_given)
     args.insert(args.end(), {"--tiles", std::to_string(TilesWithoutChains(world, run))});
-  Manifest manifest{run.command, run.chains, run.seed, args};
+  Manifest manifest{run.command, run.chains, run.seed, args, 0, 0, {}};
   if (run.auto_iterations) {  // each round gives the chains their length
     manifest.args =
         StripOptions(args, {"--iterations", "--max-iterations", "--checkpoint-every"}, {});
@@ -327,7 +266,7 @@ std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<st
   Manifest manifest;
   RunCollectively(world, [&] {
     CheckOptionsAllowedOnResume(args);
-    manifest = ReadManifest(*dir);
+    manifest = analysis::ReadChainsManifest(*dir);
   });
   // The options given now (--iterations, ...), for every chain.
   const std::vector<std::string> given = StripOptions(args, {"--resume"}, {});

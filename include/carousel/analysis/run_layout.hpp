@@ -3,6 +3,7 @@
 // OUT/chain-c/, and links OUT/draws/chain-c.csv to each chain's draws.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,26 @@ namespace carousel::analysis {
 
 // The manifest of a run of several chains, in its --out.
 inline constexpr const char* kChainsManifest = "chains.txt";
+
+// What the manifest records: the command and its chains, the run's seed and command line,
+// and for --iterations auto the chains' iterations in the round now run (0: a run of fixed
+// --iterations, whose args hold them) and the most they may reach.
+struct ChainsManifest {
+  std::string command;
+  int chains = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> args;
+  std::uint64_t round_iterations = 0, max_iterations = 0;
+  std::vector<std::uint64_t> chain_seeds;  // chain c's at c - 1; written for the reader
+};
+
+// OUT/chains.txt, written atomically; an argument holding a line break is a SettingError of
+// "chains".
+void WriteChainsManifest(const std::string& out, const ChainsManifest& m);
+
+// OUT/chains.txt as written (chain_seeds left empty); a CheckpointError naming the file and
+// line when it cannot be read.
+ChainsManifest ReadChainsManifest(const std::string& out);
 
 // Chain c's (from 1) output directory in the --out of a run of several chains.
 std::string ChainDir(const std::string& out, int chain);
