@@ -7,8 +7,7 @@ namespace carousel::cli {
 namespace {
 
 struct AmfCommand : AmfSpec {
-  using Options = CommandOptions<AmfOptions>;
-  using Data = AmfRunData;
+  using Options = CommandOptions<ModelOptions>;
 
   static void Resolve(const CLI::App& app, Options& o) {
     CheckSamplerChoice(o.config.sampler, BlockKind::kFactor);

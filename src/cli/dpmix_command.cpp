@@ -7,8 +7,7 @@ namespace carousel::cli {
 namespace {
 
 struct DpmixCommand : DpmixSpec {
-  using Options = CommandOptions<DpmixOptions>;
-  using Data = DpmixRunData;
+  using Options = CommandOptions<ModelOptions>;
 
   static void Resolve(const CLI::App&, Options& o) {
     o.config.chain.schedule = ResolveSchedule(o.basics);

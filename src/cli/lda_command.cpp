@@ -9,8 +9,7 @@ namespace carousel::cli {
 namespace {
 
 struct LdaCommand : LdaSpec {
-  using Options = CommandOptions<LdaOptions>;
-  using Data = LdaRunData;
+  using Options = CommandOptions<ModelOptions>;
 
   static void Resolve(const CLI::App& app, Options& o) {
     o.config.chain.schedule = ResolveSchedule(o.basics);

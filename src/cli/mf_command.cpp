@@ -9,13 +9,8 @@
 namespace carousel::cli {
 namespace {
 
-struct MfData : io::LoadedMf {
-  std::unique_ptr<io::SampleWriter> sample_writer;  // rank 0, with --keep-samples
-};
-
 struct MfCommand : MfSpec {
-  using Options = CommandOptions<MfOptions>;
-  using Data = MfData;
+  using Options = CommandOptions<ModelOptions>;
 
   static void Resolve(const CLI::App& app, Options& o) {
     CheckSamplerChoice(o.config.sampler, BlockKind::kFactor, MfOwnSamplers());

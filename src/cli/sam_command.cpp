@@ -8,8 +8,7 @@ namespace carousel::cli {
 namespace {
 
 struct SamCommand : SamSpec {
-  using Options = CommandOptions<SamOptions>;
-  using Data = SamRunData;
+  using Options = CommandOptions<ModelOptions>;
 
   static void Resolve(const CLI::App& app, Options& o) {
     o.friction_given = app.count("--friction") > 0;

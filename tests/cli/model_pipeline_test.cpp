@@ -1,8 +1,8 @@
 // The model pipeline (cli/model_pipeline.hpp) runs a model that is only a spec: a toy model
-// whose one scalar follows an AR(1) chain with a N(0, 1) stationary law, and a spec
-// (model/model_spec.hpp) and command adapter of about 55 lines together. What a new model needs, and what the pipeline gives it: options with the
-// chain's, the outputs every model writes (trace.csv, draws/, config.toml), progress, and
-// checkpoints that resume bitwise.
+// whose one scalar follows an AR(1) chain with a N(0, 1) stationary law, and its spec
+// (model/model_spec.hpp) of about 50 lines, with no command adapter. What a new model needs,
+// and what the pipeline gives it: options with the chain's, the outputs every model writes
+// (trace.csv, draws/, config.toml), progress, and checkpoints that resume bitwise.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,8 +96,9 @@ class ToyModel : public TileModel {
   std::vector<ToyTraceRow> trace_;
 };
 
-// ---- The spec: everything the toy model says of itself (in a model's folder:
-// model/model_spec.hpp), and its command adapter (in cli).
+// ---- The spec: everything the toy model says of itself (what a model's folder holds:
+// model/model_spec.hpp). It needs nothing of the command line's types, so it runs without a
+// command adapter.
 struct ToyOptions {
   ToyConfig config;
 };
@@ -111,12 +112,18 @@ struct ToySpec : ModelSpecDefaults {
   static constexpr const char* kName = "toy";
   static constexpr const char* kDescription = "carousel toy: an AR(1) chain";
   static constexpr const char* kDefaultOut = "toy-out";
+  using ModelOptions = ToyOptions;
+  using Data = ToyData;
   using Model = ToyModel;
 
   template <class Declarer>
   static void Declare(Declarer& declare, ToyOptions& o) {
     declare(o.config.rho, "--rho", "the AR(1) coefficient", opt::Within(-0.99, 0.99));
     declare(o.config.broken, "--broken-noise", "noise without sqrt(1 - rho^2)");
+  }
+  template <class Options, class Start>
+  static Data Load(Communicator&, Options&, Start&) {
+    return {};
   }
   static std::unique_ptr<Model> Make(ToyOptions& o, ToyData&) {
     return std::make_unique<ToyModel>(o.config);
@@ -142,18 +149,8 @@ struct ToySpec : ModelSpecDefaults {
   }
 };
 
-struct ToyCommand : ToySpec {
-  using Options = CommandOptions<ToyOptions>;
-  using Data = ToyData;
-  static void Resolve(const CLI::App&, Options&) {}
-  static Data Load(Communicator&, Options&, RunStart&) { return {}; }
-  static std::string Finish(Communicator&, const Options&, const Data&, Model&, const RunEnd&) {
-    return {};
-  }
-};
-
 int RunToyCommand(Communicator& comm, const std::vector<std::string>& args) {
-  return RunModelCommand<ToyCommand>(comm, args);
+  return RunModelCommand<ToySpec>(comm, args);
 }
 
 // ---- The tests.

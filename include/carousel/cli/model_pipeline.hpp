@@ -1,8 +1,8 @@
 // The one pipeline every model command runs (DESIGN.md section 7):
 // RunModelCommand<Spec> runs a model's spec (model/model_spec.hpp) through these steps, Spec
-// being the model's command adapter, which derives from its spec and adds
+// being the spec itself or the model's command adapter, which derives from its spec and adds
+// what needs the command line's types (the options `o` are CommandOptions<Spec::ModelOptions>):
 //
-//   Options                        CommandOptions<the model's options>
 //   Resolve(app, o)                after parsing: the model's checks and the defaults that
 //                                  follow from the options alone
 //   ResolveWithTiles(comm, o, s)   defaults that follow from --tiles, before the data is read
@@ -45,6 +45,10 @@ struct CommandOptions : ModelOptions {
   std::vector<std::string> argv;  // as given, self-contained: for checkpoints and headers
 };
 
+// The options of the model command of `Spec`.
+template <class Spec>
+using OptionsOf = CommandOptions<typename Spec::ModelOptions>;
+
 // What a fresh run records of itself while it resolves defaults from the tiles or the data.
 struct RunStart {
   bool fresh = true;  // false: resumed from a checkpoint, whose command line is complete
@@ -64,8 +68,8 @@ struct RunEnd {
 // Parses a model command's line: the model's options, the chain's, then the model's checks
 // and the defaults that follow from the options alone.
 template <class Spec>
-typename Spec::Options ParseModelCommand(const std::vector<std::string>& args) {
-  typename Spec::Options o;
+OptionsOf<Spec> ParseModelCommand(const std::vector<std::string>& args) {
+  OptionsOf<Spec> o;
   o.basics.out = Spec::kDefaultOut;
   const std::string command = std::string("carousel ") + Spec::kName;
   CLI::App app{Spec::kDescription, command};
@@ -95,7 +99,7 @@ inline void RecordArgument(RunBasics& basics, RunStart& start, const std::string
 // The burn-in and --eval-every of a model whose defaults are passes over the data, where
 // they were not given.
 template <class Spec>
-void ResolvePassDefaults(typename Spec::Options& options, RunStart& start) {
+void ResolvePassDefaults(OptionsOf<Spec>& options, RunStart& start) {
   constexpr PassDefaults passes = Spec::kPasses;
   if constexpr (passes.burn_in_passes > 0) {
     ChainOptions& chain = options.config.chain;
@@ -123,7 +127,7 @@ std::string RunComments(const char* command, const Options& options, int ranks,
 template <class Spec>
 int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   using Model = typename Spec::Model;
-  typename Spec::Options options;
+  OptionsOf<Spec> options;
   std::string resume_payload;
   if (const std::optional<int> code =
           StartModelCommand(comm, Spec::kName, args, RunModelCommand<Spec>, options,

@@ -6,19 +6,25 @@
 //   kInput                     the input option a fresh run requires
 //   kPasses                    the default burn-in and --eval-every in passes over the data
 //   kItemsHeld, ItemsHeld(model, data)  what the closing per-rank statistics count as held
-//   Model                      its TileModel
+//   ModelOptions, Data, Model  its options (with its config), a rank's data, its TileModel
 //   Declare(declare, o), ShowChainDefaults(declare)   its options (util/option_info.hpp)
 //   Make(o, data), Check(model, data)   the model of the rank's data, checked once attached
 //   Comments(o, data, model)   its lines of the run's configuration
 //   Note(o, data, model)       a note before the first iteration
 //   WriteTrace(path, comments, model), Draws(model), Status(model, data)   while it runs
 //
-// What needs the command line's own types (parsing, loading, the closing outputs) is in the
-// model's command adapter in cli, which derives from the spec.
+//   Load(comm, o, start)       the rank's share of the data (a model that needs the command
+//                              line's types for it has it in its adapter)
+//   Finish(comm, o, data, model, end)   the outputs of a finished run; the closing lines
+//
+// What needs the command line's own types (its checks after parsing, loading through its
+// helpers, the closing outputs) is in the model's command adapter in cli, which derives from
+// the spec; a spec that needs none runs as it is.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "carousel/comm/communicator.hpp"
 #include "carousel/model/tile_model.hpp"
@@ -48,6 +54,8 @@ struct ModelSpecDefaults {
   static constexpr const char* kItemsHeld = nullptr;  // no per-rank statistics
   template <class Declare>
   static void ShowChainDefaults(Declare&) {}
+  template <class App, class Options>
+  static void Resolve(const App&, Options&) {}
   template <class Options, class Start>
   static void ResolveWithTiles(Communicator&, Options&, Start&) {}
   template <class Options, class Data>
@@ -60,6 +68,10 @@ struct ModelSpecDefaults {
   static void Started(Communicator&, Options&, Data&, Model&) {}
   template <class Options, class Data, class Model>
   static void Note(const Options&, const Data&, const Model&) {}
+  template <class Options, class Data, class Model, class End>
+  static std::string Finish(Communicator&, const Options&, const Data&, Model&, const End&) {
+    return {};
+  }
 };
 
 }  // namespace carousel

@@ -21,6 +21,8 @@ struct AmfSpec : ModelSpecDefaults {
       "by distributed SG-MCMC with mirroring";
   static constexpr const char* kDefaultOut = "carousel-out";
   static constexpr RequiredInput kInput{"--train", "a training file"};
+  using ModelOptions = AmfOptions;
+  using Data = AmfRunData;
   using Model = AmfModel;
 
   template <class Declarer>

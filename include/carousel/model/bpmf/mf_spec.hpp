@@ -14,6 +14,12 @@
 
 namespace carousel {
 
+// A rank's share of the ratings, with the writer of the kept samples (rank 0, with
+// --keep-samples).
+struct MfRunData : io::LoadedMf {
+  std::unique_ptr<io::SampleWriter> sample_writer;
+};
+
 struct MfSpec : ModelSpecDefaults {
   static constexpr const char* kName = "mf";
   static constexpr const char* kDescription =
@@ -22,6 +28,8 @@ struct MfSpec : ModelSpecDefaults {
   static constexpr RequiredInput kInput{"--train", "a training file"};
   static constexpr PassDefaults kPasses{kMfBurnInPasses, kMfEvalEveryPasses};
   static constexpr const char* kItemsHeld = "training ratings";
+  using ModelOptions = MfOptions;
+  using Data = MfRunData;
   using Model = BpmfModel;
 
   template <class Declarer>

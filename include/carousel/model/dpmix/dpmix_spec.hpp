@@ -29,6 +29,8 @@ struct DpmixSpec : ModelSpecDefaults {
       "SG-MCMC (minibatched slice sampler; SCIR or SGRLD)";
   static constexpr const char* kDefaultOut = "carousel-dpmix-out";
   static constexpr RequiredInput kInput{"--corpus", "a corpus file"};
+  using ModelOptions = DpmixOptions;
+  using Data = DpmixRunData;
   using Model = DpmixModel;
 
   template <class Declarer>

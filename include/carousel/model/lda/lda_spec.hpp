@@ -31,6 +31,8 @@ struct LdaSpec : ModelSpecDefaults {
   static constexpr PassDefaults kPasses{kLdaBurnInPasses, kLdaEvalEveryPasses, kLdaBurnInAtMost,
                                         kLdaBurnInAtLeast};
   static constexpr const char* kItemsHeld = "training tokens";
+  using ModelOptions = LdaOptions;
+  using Data = LdaRunData;
   using Model = LdaModel;
 
   template <class Declarer>

@@ -30,6 +30,8 @@ struct SamSpec : ModelSpecDefaults {
   static constexpr const char* kDefaultOut = "carousel-sam-out";
   static constexpr RequiredInput kInput{"--corpus", "a corpus file"};
   static constexpr const char* kItemsHeld = "training entries";
+  using ModelOptions = SamOptions;
+  using Data = SamRunData;
   using Model = SamModel;
 
   template <class Declarer>
