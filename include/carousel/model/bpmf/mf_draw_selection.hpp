@@ -9,11 +9,11 @@
 #include "carousel/io/id_map.hpp"
 #include "carousel/model/bpmf/mf_config.hpp"
 
-namespace carousel::cli {
+namespace carousel {
 
-// Throws UsageError naming --save-draws for a malformed spec or an id not in the training
+// Throws a SettingError of "save-draws" for a malformed spec or an id not in the training
 // data. The selection keeps the order given (random picks: ascending dense index).
 MfDrawSelection ResolveDrawSelection(const std::string& spec, const io::IdMap& users,
                                      const io::IdMap& items, std::uint64_t seed);
 
-}  // namespace carousel::cli
+}  // namespace carousel

@@ -1,4 +1,4 @@
-#include "carousel/cli/draw_selection.hpp"
+#include "carousel/model/bpmf/mf_draw_selection.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +9,11 @@
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
-namespace carousel::cli {
+namespace carousel {
 namespace {
 
 Error BadSpec(const std::string& why) {
-  return UsageError("--save-draws", why + " (expected e.g. \"users=1,5,9 items=3\" or a count)");
+  return SettingError("save-draws", why + " (expected e.g. \"users=1,5,9 items=3\" or a count)");
 }
 
 std::int64_t ParseId(const std::string& text) {
@@ -87,4 +87,4 @@ MfDrawSelection ResolveDrawSelection(const std::string& spec, const io::IdMap& u
   return selection;
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel
