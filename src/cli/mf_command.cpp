@@ -1,7 +1,7 @@
 // `carousel mf`: the command adapter of model/bpmf/mf_spec.hpp (cli/model_pipeline.hpp).
 #include "carousel/cli/commands.hpp"
-#include "carousel/model/bpmf/mf_draw_selection.hpp"
 #include "carousel/cli/model_pipeline.hpp"
+#include "carousel/model/bpmf/mf_draw_selection.hpp"
 #include "carousel/model/bpmf/mf_gibbs_run.hpp"
 #include "carousel/model/bpmf/mf_spec.hpp"
 #include "carousel/version.hpp"

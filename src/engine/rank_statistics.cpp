@@ -78,7 +78,7 @@ std::string RankStatsText(const std::vector<RankStats>& stats, const char* items
         stats[r].footprint.state_bytes / 1048576.0);
     if (stats[r].footprint.whole_bytes > 0)
       text += PrintfText("; every rank also holds %.1f MiB whole (per-item arrays, maps)",
-                  stats[r].footprint.whole_bytes / 1048576.0);
+                         stats[r].footprint.whole_bytes / 1048576.0);
     text += "\n";
   }
   return text;
