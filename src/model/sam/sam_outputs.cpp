@@ -48,15 +48,17 @@ void WriteSamTopics(const std::string& out, const std::string& comments,
 
 void WriteSamRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
                         const SamConfig& config, const TfIdfCorpus& corpus,
-                        const std::vector<std::string>& vocab, std::vector<std::uint32_t> held_out,
-                        SamModel& model, RunModelJson description) {
+                        const std::vector<std::string>& vocab,
+                        const std::vector<std::uint32_t>& held_out, SamModel& model,
+                        RunModelJson description) {
   const std::vector<double> directions = model.TopicMeanDirections();
   RunCollectively(comm, [&] {
     if (comm.rank() != 0) return;
     WriteSamTopics(out, comments, directions, static_cast<std::size_t>(config.topics), corpus,
                    vocab);
-    std::sort(held_out.begin(), held_out.end());
-    WriteHeldOut(out + "/heldout.txt", comments, held_out);
+    std::vector<std::uint32_t> sorted = held_out;
+    std::sort(sorted.begin(), sorted.end());
+    WriteHeldOut(out + "/heldout.txt", comments, sorted);
     DescribeSamRun(config, corpus.vocabulary.size(), model.trace().back().theta_step, description);
     WriteRunModelJson(out, description);
   });

@@ -38,7 +38,8 @@ void WriteSamTopics(const std::string& out, const std::string& comments,
 // model.json (`description`, with sam's members added).
 void WriteSamRunOutputs(Communicator& comm, const std::string& out, const std::string& comments,
                         const SamConfig& config, const TfIdfCorpus& corpus,
-                        const std::vector<std::string>& vocab, std::vector<std::uint32_t> held_out,
-                        SamModel& model, RunModelJson description);
+                        const std::vector<std::string>& vocab,
+                        const std::vector<std::uint32_t>& held_out, SamModel& model,
+                        RunModelJson description);
 
 }  // namespace carousel::io
