@@ -7,8 +7,9 @@
 #
 #   bench/run_default_diagnostics.sh [SETS...]
 #
-# SETS (default: all of them but 25m): u1 u3 (ml-100k splits, mf), amf-u1 (amf on u1.base),
-# kos (lda), kos-sam, kos-dpmix, and 25m (mf on the 25M Netflix-shaped generated ratings of
+# SETS (default: all of them but 25m): u1 u3 (ml-100k splits, mf), ml-csv (mf on all of
+# ml-100k as a CSV file, user,item,rating, with 10% held out by --test-fraction 0.1: a
+# ratings set without a prepared split), amf-u1 (amf on u1.base), kos (lda), kos-sam, kos-dpmix, and 25m (mf on the 25M Netflix-shaped generated ratings of
 # issue #39, every 100th held out: bench/netflix_shaped.sh; about 5 minutes per 1,000
 # iterations of 4 chains on 2 cores). CAROUSEL_BIN (default build/carousel), CAROUSEL_SHARED_DATA
 # (default ../shared/data). ITERATIONS (a number, or auto) gives every run that --iterations
@@ -25,7 +26,7 @@ out="${CAROUSEL_BENCH_OUT:-$root/bench/results}/diagnostics"
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(u1 u3 amf-u1 kos kos-sam kos-dpmix)
+[ ${#sets[@]} -gt 0 ] || sets=(u1 u3 ml-csv amf-u1 kos kos-sam kos-dpmix)
 ml="$shared/ml-100k" kos="$shared/kos/docword.kos.txt"
 # shellcheck source=netflix_shaped.sh
 source "$root/bench/netflix_shaped.sh"
@@ -36,6 +37,9 @@ length=()
 run_set() {
   case "$1" in
     u1 | u3) "$bin" mf --train "$ml/$1.base" --test "$ml/$1.test" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
+    ml-csv)
+      awk -v OFS=, '{ print $1, $2, $3 }' "$ml/u.data" >"$out/ml-100k.csv"
+      "$bin" mf --train "$out/ml-100k.csv" --test-fraction 0.1 --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     amf-u1) "$bin" amf --train "$ml/u1.base" --chains 4 ${length[@]+"${length[@]}"} --out "$out/$1" --overwrite --quiet ;;
     25m)
       netflix_shaped_split "$bin" 25000000 "$out"
