@@ -54,4 +54,8 @@ int RunAmfCommand(Communicator& comm, const std::vector<std::string>& args) {
   return RunModelCommand<AmfCommand>(comm, args);
 }
 
+OptionList AmfGivenOptions(const std::vector<std::string>& args) {
+  return GivenOptionsOf<AmfCommand>(args);
+}
+
 }  // namespace carousel::cli

@@ -299,7 +299,7 @@ void AddChainOptions(CLI::App& app, ChainOptions& c, RunBasics& o) {
   app.add_option("--resume", o.resume,
                  "continue the run whose --out is DIR (only --iterations, --checkpoint-every, "
                  "--checkpoint-minutes, --eval-every and --quiet may be given with it)")
-      ->configurable(false);  // decided before parsing (ParseOrResume), from the command line
+      ->configurable(false);  // a file must not continue another run (StartModelCommand)
   app.add_flag("--overwrite", o.overwrite,
                "a fresh run may replace the outputs and checkpoints of another run in --out");
   app.add_flag("--quiet", o.quiet, "no progress lines");

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 
-#include "carousel/cli/command_line.hpp"
 #include "carousel/cli/error_text.hpp"
 #include "carousel/util/closest_name.hpp"
 
@@ -152,26 +151,8 @@ std::optional<std::string> DuplicateConfigKey(const CLI::App& app) {
   return std::nullopt;
 }
 
-std::vector<std::string> SelfContainedArgs(const CLI::App& app,
-                                           const std::vector<std::string>& args) {
-  if (!ConfigFilePath(app)) return args;
-  std::vector<std::string> spelled_out;
-  for (const CLI::Option* o : app.get_options()) {
-    if (o == app.get_config_ptr() || o->count() == 0) continue;
-    const std::string name = LongName(*o);
-    for (const std::string& value : o->results()) {
-      if (value.empty() && o->get_expected_min() > 0) {
-        spelled_out.insert(spelled_out.end(), {name, value});  // "--test=" would be refused
-      } else {
-        spelled_out.push_back(name + "=" + value);  // also for a value that starts with "-"
-      }
-    }
-  }
-  return spelled_out;
-}
-
-Error NameConfigFile(const Error& error, const std::vector<std::string>& args) {
-  const std::optional<std::string> path = OptionArgument(args, kConfigOption);
+Error NameConfigFile(const Error& error, const CLI::App& app) {
+  const std::optional<std::string> path = ConfigFilePath(app);
   if (!path || error.code() != ExitCode::kUsage) return error;
   std::vector<CLI::ConfigItem> items;
   try {
@@ -181,7 +162,9 @@ Error NameConfigFile(const Error& error, const std::vector<std::string>& args) {
   }
   const std::string text = ErrorText(error);  // a lower layer's setting as its option
   for (const std::string& name : OptionsNamedIn(text)) {
-    if (OnCommandLine(args, "--" + name)) continue;
+    const CLI::Option* option = app.get_option_no_throw("--" + name);
+    const auto& typed = app.parse_order();  // the command line's options (the file's are not)
+    if (option != nullptr && std::find(typed.begin(), typed.end(), option) != typed.end()) continue;
     const bool in_file = std::any_of(items.begin(), items.end(), [&](const CLI::ConfigItem& item) {
       return item.parents.empty() && !IsSectionMarker(item) && item.name == name;
     });

@@ -39,4 +39,8 @@ int RunDpmixCommand(Communicator& comm, const std::vector<std::string>& args) {
   return RunModelCommand<DpmixCommand>(comm, args);
 }
 
+OptionList DpmixGivenOptions(const std::vector<std::string>& args) {
+  return GivenOptionsOf<DpmixCommand>(args);
+}
+
 }  // namespace carousel::cli

@@ -25,11 +25,11 @@ struct LdaCommand : LdaSpec {
     if (!start.fresh) return;
     if (!o.gibbs_draw_given) {
       o.config.gibbs_draw = GibbsDraw::kAuto;
-      RecordArgument(o.basics, start, "--gibbs-draw", "auto", "the default");
+      o.basics.run_config.Record("--gibbs-draw", "auto", "the default");
     }
     if (!o.topic_word_mean_given) {
       o.config.topic_word_mean = TopicWordMean::kAssignments;
-      RecordArgument(o.basics, start, "--topic-word-mean", "assignments", "the default");
+      o.basics.run_config.Record("--topic-word-mean", "assignments", "the default");
     }
   }
 
@@ -43,8 +43,8 @@ struct LdaCommand : LdaSpec {
     // written before this default records no --sweeps and resumes with the 2 of then.
     if (!o.sweeps_given && start.fresh) {
       config.sweeps = DefaultLdaSweeps(config, data.survey.counts, data.share.vocabulary);
-      RecordArgument(o.basics, start, "--sweeps", std::to_string(config.sweeps),
-                     "the default: " + DefaultLdaSweepsRule());
+      o.basics.run_config.Record("--sweeps", std::to_string(config.sweeps),
+                                 "the default: " + DefaultLdaSweepsRule());
     }
     data.threads = o.threads > 0 ? o.threads : DefaultWorkerThreads(comm.size());
     return data;
@@ -64,6 +64,10 @@ int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "infer")
     return RunLdaInferCommand(comm, {args.begin() + 1, args.end()});
   return RunModelCommand<LdaCommand>(comm, args);
+}
+
+OptionList LdaGivenOptions(const std::vector<std::string>& args) {
+  return GivenOptionsOf<LdaCommand>(args);
 }
 
 }  // namespace carousel::cli

@@ -92,8 +92,9 @@ std::unique_ptr<carousel::Communicator> WithInjectedFault(
 // Runs a distributed subcommand: under MPI when a launcher started the process, else as
 // one serial process or as ranks that are threads of this one (cli/thread_ranks.hpp). The
 // exit code is the first non-zero one in rank order.
-int RunDistributed(Command command, bool threads_within_rank, const std::vector<std::string>& args,
+int RunDistributed(const carousel::cli::ModelCommand& model, const std::vector<std::string>& args,
                    int* argc, char*** argv) {
+  const Command command = model.run;
   std::vector<std::unique_ptr<carousel::Communicator>> ranks;
   try {
     if (carousel::RunsUnderMpi()) {
@@ -104,7 +105,7 @@ int RunDistributed(Command command, bool threads_within_rank, const std::vector<
         throw e.SetCollective(ranks[0]->rank() != 0);
       }
     } else {
-      const int count = carousel::cli::ThreadRanks(args, threads_within_rank);
+      const int count = carousel::cli::ThreadRanksOf(model, args);
       if (count == 1)
         ranks.push_back(carousel::MakeSerialCommunicator());
       else
@@ -164,8 +165,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (const carousel::cli::ModelCommand* model = carousel::cli::FindModelCommand(args[0]))
-    return RunDistributed(model->run, model->threads_within_rank, {args.begin() + 1, args.end()},
-                          &argc, &argv);
+    return RunDistributed(*model, {args.begin() + 1, args.end()}, &argc, &argv);
   if (args[0] == "samplers") {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;

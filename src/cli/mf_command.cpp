@@ -69,4 +69,8 @@ int RunMfCommand(Communicator& comm, const std::vector<std::string>& args) {
   return RunModelCommand<MfCommand>(comm, args);
 }
 
+OptionList MfGivenOptions(const std::vector<std::string>& args) {
+  return GivenOptionsOf<MfCommand>(args);
+}
+
 }  // namespace carousel::cli

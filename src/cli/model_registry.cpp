@@ -7,15 +7,16 @@ namespace carousel::cli {
 
 const std::vector<ModelCommand>& ModelCommands() {
   static const std::vector<ModelCommand> commands = {
-      {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand},
+      {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand,
+       MfGivenOptions},
       {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand,
-       true},
+       LdaGivenOptions, true},
       {"sam", "spherical admixture model (tf-idf topic model) by distributed geodesic SG-MCMC",
-       RunSamCommand},
+       RunSamCommand, SamGivenOptions},
       {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",
-       RunDpmixCommand},
+       RunDpmixCommand, DpmixGivenOptions},
       {"amf", "alpha-stable non-negative matrix factorization by distributed mirrored SG-MCMC",
-       RunAmfCommand},
+       RunAmfCommand, AmfGivenOptions},
   };
   return commands;
 }

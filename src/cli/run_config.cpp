@@ -60,7 +60,7 @@ std::string Comment(const std::string& text) {
 
 }  // namespace
 
-RunConfig::RunConfig(CLI::App& app) {
+RunConfig::RunConfig(CLI::App& app) : given_(GivenOptions(app)) {
   for (CLI::Option* option : app.get_options()) {
     if (!Recorded(*option)) continue;
     Entry entry;
@@ -91,6 +91,18 @@ void RunConfig::Resolve(const std::string& option, const std::string& value,
   entry->values = {value};
   entry->resolved = how;
   entry->not_written.clear();
+}
+
+void RunConfig::Record(const std::string& option, const std::string& value,
+                       const std::string& how) {
+  Resolve(option, value, how);
+  recorded_.Set(option, value);
+}
+
+std::vector<std::string> RunConfig::CheckpointArgs() const {
+  OptionList all = given_;
+  all.Append(recorded_);
+  return all.Args();
 }
 
 std::string RunConfig::Toml(const std::string& command) const {

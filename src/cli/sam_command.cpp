@@ -55,4 +55,8 @@ int RunSamCommand(Communicator& comm, const std::vector<std::string>& args) {
   return RunModelCommand<SamCommand>(comm, args);
 }
 
+OptionList SamGivenOptions(const std::vector<std::string>& args) {
+  return GivenOptionsOf<SamCommand>(args);
+}
+
 }  // namespace carousel::cli

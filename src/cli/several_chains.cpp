@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "carousel/analysis/chain_summary.hpp"
 #include "carousel/analysis/run_layout.hpp"
@@ -24,31 +23,28 @@ using analysis::kChainsManifest;
 using Manifest = analysis::ChainsManifest;
 namespace {
 
-// `args` without the options named in `with_value` (and their values) and in `flags`.
-std::vector<std::string> StripOptions(const std::vector<std::string>& args,
-                                      const std::set<std::string>& with_value,
-                                      const std::set<std::string>& flags) {
-  std::vector<std::string> kept;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string name = args[i].substr(0, args[i].find('='));
-    if (flags.count(name)) continue;
-    if (with_value.count(name)) {
-      if (args[i].find('=') == std::string::npos) ++i;  // "--seed 5": skip the value too
-      continue;
-    }
-    kept.push_back(args[i]);
-  }
-  return kept;
+// `options` without those of the flags in `flags`.
+OptionList Without(OptionList options, std::initializer_list<const char*> flags) {
+  for (const char* flag : flags) options.Remove(flag);
+  return options;
 }
 
-// Chain c's command line when it starts afresh: the run's own, with its seed and --out.
-std::vector<std::string> FreshChainArgs(const std::vector<std::string>& args,
-                                        const std::string& out, std::uint64_t seed, int chain) {
-  std::vector<std::string> own =
-      StripOptions(args, {"--chains", "--seed", "--out", "--resume"}, {});
-  own.insert(own.end(), {"--chains", "1", "--seed", std::to_string(ChainSeed(seed, chain)), "--out",
-                         ChainDir(out, chain)});
+// Chain c's options when it starts afresh: the run's own, with its seed and --out.
+OptionList FreshChainOptions(const OptionList& given, const std::string& out, std::uint64_t seed,
+                             int chain) {
+  OptionList own = Without(given, {"--chains", "--seed", "--out", "--resume"});
+  own.Set("--chains", "1");
+  own.Set("--seed", std::to_string(ChainSeed(seed, chain)));
+  own.Set("--out", ChainDir(out, chain));
   return own;
+}
+
+// The options a chains manifest stores, as the model command's parser reads them.
+OptionList ManifestOptions(const Manifest& m) {
+  const ModelCommand* model = FindModelCommand(m.command);
+  if (model == nullptr)
+    throw CheckpointError(m.command, "names no model command (chains.txt's command)");
+  return model->given(m.args);
 }
 
 // OUT/chains.txt, with each chain's seed.
@@ -141,8 +137,8 @@ int Run(Communicator& world, const std::string& command, const std::string& out,
 int TilesWithoutChains(const Communicator& world, const SeveralChains& run) {
   if (RunsUnderMpi()) return world.size();
   const ModelCommand* model = FindModelCommand(run.command);
-  return ThreadRanks(StripOptions(run.args, {"--chains"}, {}),
-                     model != nullptr && model->threads_within_rank);
+  const OptionList without_chains = Without(run.given, {"--chains"});
+  return ThreadRanks(&without_chains, model != nullptr && model->threads_within_rank);
 }
 
 }  // namespace
@@ -162,45 +158,43 @@ int ChainGroups(int ranks, int chains) {
 
 // Chain c's command line when a job goes on (a --resume of it, a round of --iterations
 // auto): from its newest checkpoint, or, if it wrote none, afresh as the job started it
-// (`args`, with --overwrite for whatever it wrote before), then the options `given` now,
-// which replace the stored ones of their names.
-std::vector<std::string> ContinuedChainArgs(const std::vector<std::string>& args,
-                                            const std::string& out, std::uint64_t seed, int c,
-                                            const std::vector<std::string>& given) {
-  std::vector<std::string> chain_args;
+// (`started`, with --overwrite for whatever it wrote before), then the options `given` now,
+// which replace the started ones of their names.
+std::vector<std::string> ContinuedChainArgs(const OptionList& started, const std::string& out,
+                                            std::uint64_t seed, int c, const OptionList& given) {
+  OptionList chain;
   if (!io::CheckpointsNewestFirst(CheckpointDir(ChainDir(out, c))).empty()) {
-    chain_args = {"--resume", ChainDir(out, c)};
+    chain.Set("--resume", ChainDir(out, c));
   } else {
-    std::set<std::string> given_names, given_flags;
-    for (const std::string& a : given)
-      if (a.rfind("--", 0) == 0) given_names.insert(a.substr(0, a.find('=')));
-    if (given_names.erase("--quiet") > 0) given_flags.insert("--quiet");  // a flag: no value
-    chain_args = StripOptions(FreshChainArgs(args, out, seed, c), given_names, given_flags);
-    chain_args.push_back("--overwrite");
+    chain = FreshChainOptions(started, out, seed, c);
+    for (const OptionList::Option& o : given.options()) chain.Remove(o.flag);
+    chain.Set("--overwrite", std::nullopt);
   }
-  chain_args.insert(chain_args.end(), given.begin(), given.end());
-  return chain_args;
+  chain.Append(given);
+  return chain.Args();
 }
 
 // Chain c's command line in a round of --iterations auto that runs the chains to `n`
 // iterations, ending with a checkpoint to go on from. `given`: options given to a --resume
 // of the job.
-std::vector<std::string> RoundArgs(const Manifest& m, const std::string& out, int c,
-                                   std::uint64_t n, std::vector<std::string> given) {
-  given.insert(given.end(),
-               {"--iterations", std::to_string(n), "--checkpoint-every", std::to_string(n)});
-  return ContinuedChainArgs(m.args, out, m.seed, c, given);
+std::vector<std::string> RoundArgs(const Manifest& m, const OptionList& started,
+                                   const std::string& out, int c, std::uint64_t n,
+                                   OptionList given) {
+  given.Set("--iterations", std::to_string(n));
+  given.Set("--checkpoint-every", std::to_string(n));
+  return ContinuedChainArgs(started, out, m.seed, c, given);
 }
 
 // --iterations auto: rounds of the chains, each twice as long as the one before (they go on
 // from their checkpoints, so a round adds iterations), until carousel summary's checks pass
 // or the chains reach max_iterations; then the summary. Returns the job's exit code.
-int RunRounds(Communicator& world, Manifest m, const std::string& out, ModelCommandFn run,
-              const std::vector<std::string>& given = {}) {
+int RunRounds(Communicator& world, Manifest m, const OptionList& started, const std::string& out,
+              ModelCommandFn run, const OptionList& given = {}) {
   for (;;) {
     const std::uint64_t n = m.round_iterations;
     const int code = Run(
-        world, m.command, out, m.chains, [&](int c) { return RoundArgs(m, out, c, n, given); }, run,
+        world, m.command, out, m.chains,
+        [&](int c) { return RoundArgs(m, started, out, c, n, given); }, run,
         /*summarize=*/false);
     if (code != 0) return code;
     int failing = 0;
@@ -235,14 +229,14 @@ int RunRounds(Communicator& world, Manifest m, const std::string& out, ModelComm
 int RunSeveralChains(Communicator& world, const SeveralChains& run) {
   // Every chain divides the data as the run does (ChainOptions::split_seed): the chains
   // sample the posterior of one training set, on one tile grid.
-  std::vector<std::string> args = StripOptions(run.args, {"--split-seed"}, {});
-  args.insert(args.end(), {"--split-seed", std::to_string(run.split_seed)});
-  if (!run.tiles_given)
-    args.insert(args.end(), {"--tiles", std::to_string(TilesWithoutChains(world, run))});
-  Manifest manifest{run.command, run.chains, run.seed, args, 0, 0, {}};
+  OptionList given = Without(run.given, {"--split-seed"});
+  given.Set("--split-seed", std::to_string(run.split_seed));
+  if (!run.tiles_given) given.Set("--tiles", std::to_string(TilesWithoutChains(world, run)));
+  Manifest manifest{run.command, run.chains, run.seed, given.Args(), 0, 0, {}};
+  const OptionList rounds_started =
+      Without(given, {"--iterations", "--max-iterations", "--checkpoint-every"});
   if (run.auto_iterations) {  // each round gives the chains their length
-    manifest.args =
-        StripOptions(args, {"--iterations", "--max-iterations", "--checkpoint-every"}, {});
+    manifest.args = rounds_started.Args();
     manifest.round_iterations = run.iterations;
     manifest.max_iterations = run.max_iterations;
   }
@@ -252,30 +246,33 @@ int RunSeveralChains(Communicator& world, const SeveralChains& run) {
       WriteManifest(run.out, manifest);
     }
   });
-  if (run.auto_iterations) return RunRounds(world, manifest, run.out, run.run);
+  if (run.auto_iterations) return RunRounds(world, manifest, rounds_started, run.out, run.run);
   return Run(
       world, run.command, run.out, run.chains,
-      [&](int c) { return FreshChainArgs(args, run.out, run.seed, c); }, run.run);
+      [&](int c) { return FreshChainOptions(given, run.out, run.seed, c).Args(); }, run.run);
 }
 
-std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<std::string>& args,
-                                       ModelCommandFn run) {
-  const std::optional<std::string> dir = ResumeDirectory(args);
+bool IsSeveralChainsRun(const std::string& dir) {
   std::error_code ec;
-  if (!dir || !fs::exists(fs::path(*dir) / kChainsManifest, ec)) return std::nullopt;
+  return fs::exists(fs::path(dir) / kChainsManifest, ec);
+}
+
+int ResumeSeveralChains(Communicator& world, const std::string& dir, const OptionList& given,
+                        ModelCommandFn run) {
   Manifest manifest;
+  OptionList started;
   RunCollectively(world, [&] {
-    CheckOptionsAllowedOnResume(args);
-    manifest = analysis::ReadChainsManifest(*dir);
+    manifest = analysis::ReadChainsManifest(dir);
+    started = ManifestOptions(manifest);
   });
   // The options given now (--iterations, ...), for every chain.
-  const std::vector<std::string> given = StripOptions(args, {"--resume"}, {});
+  const OptionList now = Without(given, {"--resume"});
   if (manifest.round_iterations > 0)  // --iterations auto: the rounds decide the length
-    return RunRounds(world, manifest, *dir, run,
-                     StripOptions(given, {"--iterations", "--checkpoint-every"}, {}));
+    return RunRounds(world, manifest, started, dir, run,
+                     Without(now, {"--iterations", "--checkpoint-every"}));
   return Run(
-      world, manifest.command, *dir, manifest.chains,
-      [&](int c) { return ContinuedChainArgs(manifest.args, *dir, manifest.seed, c, given); }, run);
+      world, manifest.command, dir, manifest.chains,
+      [&](int c) { return ContinuedChainArgs(started, dir, manifest.seed, c, now); }, run);
 }
 
 }  // namespace carousel::cli

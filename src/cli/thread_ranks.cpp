@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "carousel/cli/command_line.hpp"
+#include "carousel/cli/commands.hpp"
 #include "carousel/cli/several_chains.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/util/error.hpp"
@@ -68,31 +68,32 @@ void CpuBinding::BindThisThread(int rank) const {
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
-int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank) {
+int ThreadRanks(const OptionList* given, bool threads_within_rank) {
   if (const std::optional<int> n = RanksFromEnvironment()) return *n;
-  // A first argument that is not an option names a one-process tool (`lda infer`).
-  const bool tool = !args.empty() && !args[0].empty() && args[0][0] != '-';
-  if (tool || OnCommandLine(args, "--resume") || OnCommandLine(args, "--config") ||
-      IsMfGibbsReference(OptionArgument(args, "--sampler").value_or("")))
+  if (given == nullptr || given->Has("--resume") || given->config_file ||
+      IsMfGibbsReference(given->Value("--sampler").value_or("")))
     return 1;
   const int most = std::min(ProcessCpus(), kMaxDefaultThreadRanks);
-  const std::optional<std::string> tiles_text = OptionArgument(args, "--tiles");
-  std::optional<int> tiles;
-  if (tiles_text) {
-    tiles = WholeNumber(*tiles_text);
-    if (!tiles || *tiles < 1) return 1;  // a bad --tiles value is the command's to report
-  }
-  const std::optional<std::string> chains_text = OptionArgument(args, "--chains");
-  if (chains_text) {
-    const std::optional<int> chains = WholeNumber(*chains_text);
-    if (!chains || *chains < 1) return 1;  // the command reports it
-    if (*chains > 1)
-      return ChainRanks(tiles.value_or(threads_within_rank ? 1 : most), *chains, most);
-  }
+  // The parse checked both values (--tiles in [1, 4096], --chains in [1, 1024]).
+  const std::optional<std::string> tiles_text = given->Value("--tiles");
+  const std::optional<int> tiles =
+      tiles_text ? std::optional<int>(std::stoi(*tiles_text)) : std::nullopt;
+  const int chains = std::stoi(given->Value("--chains").value_or("1"));
+  if (chains > 1) return ChainRanks(tiles.value_or(threads_within_rank ? 1 : most), chains, most);
   if (!tiles) return threads_within_rank ? 1 : most;
   int ranks = std::min(most, *tiles);
   while (*tiles % ranks != 0) --ranks;
   return ranks;
+}
+
+int ThreadRanksOf(const ModelCommand& model, const std::vector<std::string>& args) {
+  std::optional<OptionList> given;
+  try {
+    given = model.given(args);
+  } catch (const Error&) {
+  } catch (const HelpRequested&) {
+  }
+  return ThreadRanks(given ? &*given : nullptr, model.threads_within_rank);
 }
 
 int ChainRanks(int tiles, int chains, int most) {

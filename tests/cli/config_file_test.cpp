@@ -34,7 +34,6 @@ struct Toy {
   bool flag = false;
   ChainOptions chain = ToyChain();
   RunBasics basics{"toy-out"};
-  Args argv;
 };
 
 Toy ParseToy(const Args& args) {
@@ -46,19 +45,22 @@ Toy ParseToy(const Args& args) {
   app.add_option("--name", t.name, "a name");
   app.add_flag("--flag", t.flag, "a flag");
   AddChainOptions(app, t.chain, t.basics);
-  ParseOrThrow(app, args, "carousel toy");
-  ResolveChainOptions(app, t.chain, t.basics);
-  t.argv = SelfContainedArgs(app, args);
+  try {
+    ParseOrThrow(app, args, "carousel toy");
+    ResolveChainOptions(app, t.chain, t.basics);
+  } catch (const Error& e) {
+    throw NameConfigFile(e, app);  // as ParseModelCommand names the file
+  }
   return t;
 }
 
-// The usage error ParseToy(args) throws, as ParseOrResume passes it on.
+// The usage error ParseToy(args) throws, with the config file named as ParseModelCommand names it.
 std::string ToyError(const Args& args) {
   try {
     ParseToy(args);
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage) << e.what();
-    return NameConfigFile(e, args).what();
+    return e.what();
   }
   ADD_FAILURE() << "parsed";
   return "";
@@ -184,21 +186,26 @@ TEST_F(ConfigFile, MissingFileIsAUsageError) {
 }
 
 TEST_F(ConfigFile, ACheckpointKeepsTheFilesOptionsNotTheFile) {
-  EXPECT_EQ(ParseToy({"--iterations", "30", "--flag"}).argv,
+  EXPECT_EQ(ParseToy({"--iterations", "30", "--flag"}).basics.run_config.given().Args(),
             (Args{"--iterations", "30", "--flag"}));
 
   const std::string path = Write("run.toml", "iterations = 30\nname = \"\"\nflag = true\n");
-  const Args args = ParseToy({"--config", path, "--seed", "4", "--out", "o"}).argv;
-  EXPECT_EQ(args, (Args{"--name", "", "--flag=true", "--iterations=30", "--seed=4", "--out=o"}));
+  const OptionList given =
+      ParseToy({"--config", path, "--seed", "4", "--out", "o"}).basics.run_config.given();
+  EXPECT_EQ(given.config_file, path);
+  // The command line's options as given, then the file's, in the form of its lines.
+  const Args args = given.Args();
+  EXPECT_EQ(args, (Args{"--seed", "4", "--out", "o", "--name", "", "--flag", "--iterations=30"}));
   const Toy again = ParseToy(args);
   EXPECT_EQ(again.chain.iterations, 30u);
   EXPECT_EQ(again.chain.seed, 4u);
   EXPECT_EQ(again.name, "");
   EXPECT_TRUE(again.flag);
   // --resume takes such a line: its --out and the options given now are replaced.
-  const Args resumed = ResumedArgs({"toy", args}, "o", 2, 15, {"--iterations", "60"});
-  EXPECT_EQ(resumed, (Args{"--name", "", "--flag=true", "--seed=4", "--tiles", "2", "--burn-in",
-                           "15", "--out", "o", "--iterations", "60", "--resume", "o"}));
+  const Args resumed = ResumedArgs(ParseToy(args).basics.run_config.given(), "o", 2, 15,
+                                   ParseToy({"--iterations", "60"}).basics.run_config.given());
+  EXPECT_EQ(resumed, (Args{"--seed", "4", "--name", "", "--flag", "--tiles", "2", "--burn-in", "15",
+                           "--out", "o", "--iterations", "60", "--resume", "o"}));
 }
 
 TEST_F(ConfigFile, RunConfigReplaysTheRun) {
@@ -254,11 +261,12 @@ TEST_F(ConfigFile, ResolvingAnOptionNotRecordedIsABug) {
   EXPECT_THROW(t.basics.run_config.Resolve("--out", "x", "no"), Error);
 }
 
-TEST(CheckOptionsAllowedOnResume, RefusesAConfigFile) {
+TEST_F(ConfigFile, AResumeRefusesAConfigFile) {
+  const std::string path = Write("more.toml", "iterations = 300\n");
   for (const Args& args :
-       {Args{"--resume", "d", "--config", "f.toml"}, Args{"--config=f.toml", "--resume", "d"}}) {
+       {Args{"--resume", "d", "--config", path}, Args{"--config=" + path, "--resume", "d"}}) {
     try {
-      CheckOptionsAllowedOnResume(args);
+      CheckOptionsAllowedOnResume(ParseToy(args).basics.run_config.given());
       ADD_FAILURE() << "accepted --config";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::kUsage);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "carousel/cli/commands.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {
@@ -11,29 +12,24 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-TEST(ResumeDirectory, BothFormsAndNone) {
-  EXPECT_EQ(ResumeDirectory({"--resume", "run"}), "run");
-  EXPECT_EQ(ResumeDirectory({"--iterations", "5", "--resume=run"}), "run");
-  EXPECT_EQ(ResumeDirectory({"--train", "x", "--out", "run"}), std::nullopt);
-  // A value that merely looks like the option is not it.
-  EXPECT_EQ(ResumeDirectory({"--out", "--resume"}), std::nullopt);
-  EXPECT_THROW(ResumeDirectory({"--resume="}), Error);
-  EXPECT_THROW(ResumeDirectory({"--resume"}), Error);
+// The options a command line gives mf, as its parser reads them.
+OptionList Given(const Args& args) {
+  return MfGivenOptions(args);
 }
 
 TEST(CheckOptionsAllowedOnResume, TakesHowFarAndHowItReports) {
-  EXPECT_NO_THROW(
-      CheckOptionsAllowedOnResume({"--resume", "d", "--iterations", "9", "--checkpoint-every=3",
-                                   "--checkpoint-minutes", "2.5", "--eval-every", "4", "--quiet"}));
+  EXPECT_NO_THROW(CheckOptionsAllowedOnResume(
+      Given({"--resume", "d", "--iterations", "9", "--checkpoint-every=3", "--checkpoint-minutes",
+             "2.5", "--eval-every", "4", "--quiet"})));
 }
 
 TEST(CheckOptionsAllowedOnResume, RefusesEveryOtherOptionByName) {
   for (const Args& args :
        {Args{"--resume", "d", "--rank", "9"}, Args{"--seed=7", "--resume", "d"},
         Args{"--resume", "d", "--tiles", "1"}, Args{"--resume", "d", "--out", "e"},
-        Args{"--resume", "d", "--overwrite"}, Args{"--resume", "d", "stray"}}) {
+        Args{"--resume", "d", "--overwrite"}, Args{"--resume", "d", "--sampler", "sgld"}}) {
     try {
-      CheckOptionsAllowedOnResume(args);
+      CheckOptionsAllowedOnResume(Given(args));
       ADD_FAILURE() << "accepted " << args[2];
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::kUsage);
@@ -42,6 +38,8 @@ TEST(CheckOptionsAllowedOnResume, RefusesEveryOtherOptionByName) {
           << e.what();
     }
   }
+  // A word that is no option does not parse.
+  EXPECT_THROW(Given({"--resume", "d", "stray"}), Error);
 }
 
 TEST(RunRecord, PacksTheCommandWithTheArguments) {
@@ -60,19 +58,20 @@ TEST(RunRecord, ReadsCheckpointsThatStoredTheArgumentsAlone) {
 }
 
 TEST(ResumedArgs, KeepsTheRunAndTakesWhatMayChange) {
-  const RunRecord stored{"mf",
-                         {"--train", "r.txt", "--iterations", "200", "--out", "old", "--tiles=4",
-                          "--burn-in", "50", "--eval-every=5", "--quiet", "--rank", "9"}};
+  const OptionList stored =
+      Given({"--train=-r.txt", "--iterations", "200", "--out", "old", "--tiles=4", "--burn-in",
+             "50", "--eval-every=5", "--quiet", "--rank", "9"});
   const Args resumed =
-      ResumedArgs(stored, "dir", 2, 100, {"--resume", "dir", "--iterations=400", "--quiet"});
+      ResumedArgs(stored, "dir", 2, 100, Given({"--resume", "dir", "--iterations=400", "--quiet"}));
+  // A value that starts with '-' keeps the = form, which does not read as an option.
   EXPECT_EQ(resumed,
-            (Args{"--train", "r.txt", "--eval-every=5", "--rank", "9", "--tiles", "2", "--burn-in",
-                  "100", "--out", "dir", "--iterations=400", "--quiet", "--resume", "dir"}));
+            (Args{"--train=-r.txt", "--eval-every", "5", "--rank", "9", "--tiles", "2", "--burn-in",
+                  "100", "--out", "dir", "--iterations", "400", "--quiet", "--resume", "dir"}));
 }
 
 TEST(ResumedArgs, KeepsTheStoredIterationsWhenNoneAreGiven) {
-  const RunRecord stored{"mf", {"--train", "r.txt", "--iterations", "200", "--resume", "x"}};
-  EXPECT_EQ(ResumedArgs(stored, "dir", 3, 100, {"--resume", "dir"}),
+  const OptionList stored = Given({"--train", "r.txt", "--iterations", "200", "--resume", "x"});
+  EXPECT_EQ(ResumedArgs(stored, "dir", 3, 100, Given({"--resume", "dir"})),
             (Args{"--train", "r.txt", "--iterations", "200", "--tiles", "3", "--burn-in", "100",
                   "--out", "dir", "--resume", "dir"}));
 }

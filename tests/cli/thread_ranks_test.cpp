@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/model_registry.hpp"
 #include "carousel/cli/several_chains.hpp"
 #include "carousel/util/error.hpp"
 
@@ -36,6 +37,12 @@ class RanksVariable {
   std::string old_;
 };
 
+// The ranks a command line of mf (or lda, whose ranks share their work among threads)
+// starts without a launcher.
+int Ranks(const std::vector<std::string>& args, bool threads_within_rank = false) {
+  return ThreadRanksOf(*FindModelCommand(threads_within_rank ? "lda" : "mf"), args);
+}
+
 int Cpus() {
   cpu_set_t set;
   EXPECT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
@@ -45,12 +52,12 @@ int Cpus() {
 TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
   const RanksVariable unset(nullptr);
   const int most = std::min(Cpus(), kMaxDefaultThreadRanks);
-  EXPECT_EQ(ThreadRanks({"--train", "x"}), most);
+  EXPECT_EQ(Ranks({"--train", "x"}), most);
   // A divisor of --tiles, in either spelling: each rank holds whole row blocks.
-  EXPECT_EQ(ThreadRanks({"--tiles", "1"}), 1);
-  EXPECT_EQ(ThreadRanks({"--tiles=1"}), 1);
+  EXPECT_EQ(Ranks({"--tiles", "1"}), 1);
+  EXPECT_EQ(Ranks({"--tiles=1"}), 1);
   for (int tiles : {2, 3, 6, 7, 64}) {
-    const int ranks = ThreadRanks({"--tiles", std::to_string(tiles)});
+    const int ranks = Ranks({"--tiles", std::to_string(tiles)});
     EXPECT_EQ(tiles % ranks, 0) << tiles;
     EXPECT_LE(ranks, most) << tiles;
     for (int larger = ranks + 1; larger <= std::min(most, tiles); ++larger)
@@ -64,8 +71,8 @@ TEST(ThreadRanks, DefaultIsTheCpusUpToSixteen) {
                                              {"infer", "--run", "r"},
                                              {"--tiles", "two"},
                                              {"--tiles", "0"}})
-    EXPECT_EQ(ThreadRanks(args), 1) << args[0];
-  EXPECT_EQ(ThreadRanks({"--sampler", "psgld"}), most);
+    EXPECT_EQ(Ranks(args), 1) << args[0];
+  EXPECT_EQ(Ranks({"--sampler", "psgld"}), most);
 }
 
 // --chains C: as many ranks as let the C chains of T tiles finish soonest, in groups that
@@ -87,20 +94,20 @@ TEST(ThreadRanks, ChainsRunSideBySideOnRanksThatDivideTheirTiles) {
             << tiles << " tiles, " << chains << " chains, at most " << most;
       }
   const RanksVariable two("2");  // CAROUSEL_RANKS still chooses
-  EXPECT_EQ(ThreadRanks({"--chains", "4"}), 2);
+  EXPECT_EQ(Ranks({"--chains", "4"}), 2);
 }
 
 // A command that shares a rank's work among threads (lda) runs one rank by default, and
 // one per tile as before when --tiles is given.
 TEST(ThreadRanks, ThreadsWithinRankRunOneRankUnlessTilesAreGiven) {
   const RanksVariable unset(nullptr);
-  EXPECT_EQ(ThreadRanks({"--corpus", "x"}, true), 1);
+  EXPECT_EQ(Ranks({"--corpus", "x"}, true), 1);
   for (int tiles : {1, 2, 6, 7})
-    EXPECT_EQ(ThreadRanks({"--tiles", std::to_string(tiles)}, true),
-              ThreadRanks({"--tiles", std::to_string(tiles)}, false))
+    EXPECT_EQ(Ranks({"--tiles", std::to_string(tiles)}, true),
+              Ranks({"--tiles", std::to_string(tiles)}, false))
         << tiles;
   const RanksVariable two("2");
-  EXPECT_EQ(ThreadRanks({"--corpus", "x"}, true), 2);  // CAROUSEL_RANKS still chooses
+  EXPECT_EQ(Ranks({"--corpus", "x"}, true), 2);  // CAROUSEL_RANKS still chooses
 }
 
 // The CPUs this thread may run on, shared among the ranks that may run on them too: one
@@ -143,8 +150,8 @@ TEST(DefaultWorkerThreads, ShareTheCpusAmongTheRanksBesideIt) {
 
 TEST(ThreadRanks, EnvironmentChooses) {
   const RanksVariable three("3");
-  EXPECT_EQ(ThreadRanks({"--tiles", "1"}), 3);  // the command then refuses the tiles
-  EXPECT_EQ(ThreadRanks({"--resume", "d"}), 3);
+  EXPECT_EQ(Ranks({"--tiles", "1"}), 3);  // the command then refuses the tiles
+  EXPECT_EQ(Ranks({"--resume", "d"}), 3);
   EXPECT_THROW(CheckNoThreadRanksUnderLauncher(), Error);
 }
 
@@ -152,7 +159,7 @@ TEST(ThreadRanks, BadEnvironmentIsAUsageError) {
   for (const char* bad : {"", "0", "-2", "two", "2.5", "99999999"}) {
     const RanksVariable variable(bad);
     try {
-      ThreadRanks({});
+      Ranks({});
       ADD_FAILURE() << "'" << bad << "' accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::kUsage);

@@ -27,63 +27,62 @@
 
 namespace carousel::cli {
 
-// Parses `args` into `options` with `parse` and readies --out for a fresh run
-// (PrepareFreshOutput); the message of a bad option that a --config file set names the file
-// (NameConfigFile). With --resume DIR, parses instead the command line stored in DIR's
-// newest intact checkpoint with the few options that may change (ResumedArgs), and returns
-// that checkpoint's payload (empty for a fresh run). Collective: one message for the job on
-// a bad option or checkpoint.
+// --resume DIR of one chain, whose command line gave `given_now`: parses into `options` the
+// options stored in DIR's newest intact checkpoint with the few that may change
+// (ResumedArgs), and returns that checkpoint's payload.
 template <class Options, class Parse>
-std::string ParseOrResume(Communicator& comm, const std::string& command,
-                          const std::vector<std::string>& args, Options& options, Parse parse) {
-  std::string payload;
-  RunCollectively(comm, [&] {
-    const std::optional<std::string> dir = ResumeDirectory(args);
-    if (!dir) {
-      try {
-        options = parse(args);
-      } catch (const Error& e) {
-        throw NameConfigFile(e, args);
-      }
-      if (comm.rank() == 0) PrepareFreshOutput(options.basics.out, options.basics.overwrite);
-      return;
-    }
-    CheckOptionsAllowedOnResume(args);
-    payload = ReadNewestIntactCheckpoint(*dir, comm.rank() == 0);
-    const TileEngine::CheckpointSummary saved = TileEngine::ReadCheckpointSummary(payload);
-    const RunRecord stored = RunRecord::Unpack(saved.extra);
-    if (!stored.command.empty() && stored.command != command)
-      throw CheckpointError(CheckpointDir(*dir), "holds a run of carousel " + stored.command +
-                                                     ", not carousel " + command +
-                                                     "; continue it with carousel " +
-                                                     stored.command + " --resume " + *dir);
-    const Options started = parse(stored.args);  // the burn-in as the run resolved it
-    options = parse(ResumedArgs(stored, *dir, saved.tiles, started.config.chain.burn_in, args));
-    if (options.config.chain.iterations < saved.iteration)
-      throw UsageError("--iterations", "is " + std::to_string(options.config.chain.iterations) +
-                                           ", but the run's newest checkpoint is at iteration " +
-                                           std::to_string(saved.iteration));
-  });
+std::string ResumeChain(const std::string& command, const std::string& dir, bool warn,
+                        const OptionList& given_now, Options& options, Parse parse) {
+  std::string payload = ReadNewestIntactCheckpoint(dir, warn);
+  const TileEngine::CheckpointSummary saved = TileEngine::ReadCheckpointSummary(payload);
+  const RunRecord stored = RunRecord::Unpack(saved.extra);
+  if (!stored.command.empty() && stored.command != command)
+    throw CheckpointError(CheckpointDir(dir), "holds a run of carousel " + stored.command +
+                                                  ", not carousel " + command +
+                                                  "; continue it with carousel " + stored.command +
+                                                  " --resume " + dir);
+  const Options started = parse(stored.args);  // the burn-in as the run resolved it
+  options = parse(ResumedArgs(started.basics.run_config.given(), dir, saved.tiles,
+                              started.config.chain.burn_in, given_now));
+  if (options.config.chain.iterations < saved.iteration)
+    throw UsageError("--iterations", "is " + std::to_string(options.config.chain.iterations) +
+                                         ", but the run's newest checkpoint is at iteration " +
+                                         std::to_string(saved.iteration));
   return payload;
 }
 
-// The start every model command shares: a --resume of a several-chain run goes on with its
-// chains; else the command line (or the resumed checkpoint's) is parsed into `options`
-// (ParseOrResume, the payload into `resume_payload`), and --chains C > 1 runs C chains of
-// `run`. Returns the job's exit code when that finished the command, nothing when the
-// command goes on with one chain.
+// The start every model command shares: the command line is parsed into `options` with
+// `parse`, and --out readied for a fresh run (PrepareFreshOutput). With --resume DIR, a run
+// of several chains goes on with its chains, and one chain is parsed from its checkpoint
+// instead (ResumeChain, the payload into `resume_payload`). Then --chains C > 1 runs C
+// chains of `run`. Returns the job's exit code when that finished the command, nothing when
+// the command goes on with one chain. Collective: one message for the job on a bad option
+// or checkpoint.
 template <class Options, class Parse>
 std::optional<int> StartModelCommand(Communicator& comm, const std::string& command,
                                      const std::vector<std::string>& args, ModelCommandFn run,
                                      Options& options, Parse parse, std::string& resume_payload) {
-  if (const std::optional<int> code = ResumeSeveralChains(comm, args, run)) return code;
-  resume_payload = ParseOrResume(comm, command, args, options, parse);
+  bool several_chains = false;
+  RunCollectively(comm, [&] {
+    options = parse(args);
+    if (options.basics.resume.empty()) {
+      if (comm.rank() == 0) PrepareFreshOutput(options.basics.out, options.basics.overwrite);
+      return;
+    }
+    CheckOptionsAllowedOnResume(options.basics.run_config.given());
+    several_chains = IsSeveralChainsRun(options.basics.resume);
+    if (!several_chains)
+      resume_payload = ResumeChain(command, options.basics.resume, comm.rank() == 0,
+                                   OptionList(options.basics.run_config.given()), options, parse);
+  });
+  if (several_chains)
+    return ResumeSeveralChains(comm, options.basics.resume, options.basics.run_config.given(), run);
   if (options.basics.chains > 1)
     return RunSeveralChains(
         comm, {command, options.basics.chains, options.basics.out, options.config.chain.seed,
                options.config.chain.split_seed, options.basics.auto_iterations,
-               options.config.chain.iterations, options.basics.max_iterations, args, run,
-               options.config.chain.tiles > 0});
+               options.config.chain.iterations, options.basics.max_iterations,
+               options.basics.run_config.given(), run, options.config.chain.tiles > 0});
   return std::nullopt;
 }
 

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -51,21 +50,19 @@ inline constexpr std::uint64_t kAutoIterationsCap = 8;
 void AddChainOptions(CLI::App& app, ChainOptions& c, RunBasics& o);
 
 // A burn-in not given on the command line of a fresh run: `passes` passes over the data
-// (BurnInOfPasses), recorded for config.toml and appended to the command line that the
-// checkpoints store, so that a resume, which parses that line before it knows the tiles,
+// (BurnInOfPasses), recorded for config.toml and with the options the checkpoints store
+// (RunConfig::Record), so that a resume, which parses them before it knows the tiles,
 // keeps it.
 inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t iterations,
                                   std::uint64_t& burn_in, RunBasics& basics,
-                                  std::vector<std::string>& recorded_args,
                                   RunFraction most = kHalfTheRun,
                                   RunFraction least = kNoneOfTheRun) {
   burn_in = BurnInOfPasses(passes, tiles, iterations, most, least);
   const std::string floor =
       least.numerator > 0 ? std::string(", at least ") + least.words + " and" : std::string(",");
-  basics.run_config.Resolve("--burn-in", std::to_string(burn_in),
-                            "the default: " + std::to_string(passes) + " x --tiles" + floor +
-                                " at most " + most.words + " of --iterations");
-  recorded_args.insert(recorded_args.end(), {"--burn-in", std::to_string(burn_in)});
+  basics.run_config.Record("--burn-in", std::to_string(burn_in),
+                           "the default: " + std::to_string(passes) + " x --tiles" + floor +
+                               " at most " + most.words + " of --iterations");
 }
 
 // An --eval-every not given on the command line of a fresh run: `passes` passes over the
@@ -74,17 +71,15 @@ inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t
 // (ResolveBurnInOfPasses), so that a resume keeps it; --thin then follows it as it does
 // any --eval-every.
 inline void ResolveEvalEveryOfPasses(std::uint64_t passes, int tiles, std::uint64_t& eval_every,
-                                     std::uint64_t& thin, RunBasics& basics,
-                                     std::vector<std::string>& recorded_args) {
+                                     std::uint64_t& thin, RunBasics& basics) {
   eval_every = passes * static_cast<std::uint64_t>(tiles);
   const std::string value = std::to_string(eval_every);
-  basics.run_config.Resolve("--eval-every", value,
-                            "the default: " + std::to_string(passes) + " x --tiles");
+  basics.run_config.Record("--eval-every", value,
+                           "the default: " + std::to_string(passes) + " x --tiles");
   if (!basics.thin_given) {
     thin = eval_every;
     basics.run_config.Resolve("--thin", value, "the default, --eval-every");
   }
-  recorded_args.insert(recorded_args.end(), {"--eval-every", value});
 }
 
 // After parsing, before the command changes any option's variable: records every option

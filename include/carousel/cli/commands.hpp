@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/given_options.hpp"
 #include "carousel/comm/communicator.hpp"
 
 namespace carousel::cli {
@@ -16,6 +17,14 @@ struct HelpRequested {
 
 // carousel mf [options]: distributed SG-MCMC for Bayesian matrix factorization.
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args);
+
+// The options a model command's line gives, as its parser reads them (GivenOptionsOf,
+// cli/model_pipeline.hpp), for the registry.
+OptionList MfGivenOptions(const std::vector<std::string>& args);
+OptionList LdaGivenOptions(const std::vector<std::string>& args);
+OptionList SamGivenOptions(const std::vector<std::string>& args);
+OptionList DpmixGivenOptions(const std::vector<std::string>& args);
+OptionList AmfGivenOptions(const std::vector<std::string>& args);
 
 // carousel lda [options]: distributed SG-MCMC for latent Dirichlet allocation.
 int RunLdaCommand(Communicator& comm, const std::vector<std::string>& args);

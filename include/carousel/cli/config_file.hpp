@@ -8,7 +8,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "carousel/util/error.hpp"
 
@@ -34,17 +33,10 @@ std::optional<std::string> ConfigFileProblem(const CLI::App& app, const CLI::Par
 // set again (first on line 2); a key may be given once". Nothing otherwise.
 std::optional<std::string> DuplicateConfigKey(const CLI::App& app);
 
-// The command line a checkpoint keeps for --resume and the outputs' headers record: `args`
-// as given, or, when they name a config file, every option `app` was given (on the command
-// line or by the file) spelled out without --config, so that the run does not depend on the
-// file staying as it was.
-std::vector<std::string> SelfContainedArgs(const CLI::App& app,
-                                           const std::vector<std::string>& args);
-
-// `error` (a usage error of the command line `args`) with the config file named when the
-// option it is about was set by that file and not on the command line: "option --sampler:
-// unknown sampler 'sgdl' ... (sampler is set in config file run.toml)". Any other error
-// comes back as it is.
-Error NameConfigFile(const Error& error, const std::vector<std::string>& args);
+// `error` (a usage error of a parse of `app`) with the config file named when the option it
+// is about was set by that file and not on the command line: "option --sampler: unknown
+// sampler 'sgdl' ... (sampler is set in config file run.toml)". Any other error comes back
+// as it is.
+Error NameConfigFile(const Error& error, const CLI::App& app);
 
 }  // namespace carousel::cli

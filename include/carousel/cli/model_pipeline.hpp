@@ -42,19 +42,15 @@ namespace carousel::cli {
 template <class ModelOptions>
 struct CommandOptions : ModelOptions {
   RunBasics basics;
-  std::vector<std::string> argv;  // as given, self-contained: for checkpoints and headers
 };
 
 // The options of the model command of `Spec`.
 template <class Spec>
 using OptionsOf = CommandOptions<typename Spec::ModelOptions>;
 
-// What a fresh run records of itself while it resolves defaults from the tiles or the data.
+// Whether the run starts afresh while it resolves defaults from the tiles or the data.
 struct RunStart {
-  bool fresh = true;  // false: resumed from a checkpoint, whose command line is complete
-  // The command line the checkpoints store; a default resolved from the tiles or the data
-  // is appended to it, so that a resume, which parses it before it knows either, keeps it.
-  std::vector<std::string> recorded_args;
+  bool fresh = true;  // false: resumed from a checkpoint, whose options are complete
 };
 
 // What a spec's Finish gets once the chain has run to its last iteration.
@@ -65,51 +61,62 @@ struct RunEnd {
   const TileEngine& engine;     // iterations and seconds running
 };
 
-// Parses a model command's line: the model's options, the chain's, then the model's checks
-// and the defaults that follow from the options alone.
+// Parses `args` into `app`, which holds the options of the model command of `Spec`: the
+// model's, then the chain's.
 template <class Spec>
-OptionsOf<Spec> ParseModelCommand(const std::vector<std::string>& args) {
-  OptionsOf<Spec> o;
-  o.basics.out = Spec::kDefaultOut;
-  const std::string command = std::string("carousel ") + Spec::kName;
-  CLI::App app{Spec::kDescription, command};
+void ParseModelOptions(CLI::App& app, OptionsOf<Spec>& o, const std::vector<std::string>& args) {
   SetUpCommandApp(app);
   OptionDeclarer declare(app);
   Spec::Declare(declare, o);
   AddChainOptions(app, o.config.chain, o.basics);
   Spec::ShowChainDefaults(declare);
-  ParseOrThrow(app, args, command);
-  ResolveChainOptions(app, o.config.chain, o.basics);
-  o.argv = SelfContainedArgs(app, args);
-  Spec::Resolve(app, o);
+  ParseOrThrow(app, args, std::string("carousel ") + Spec::kName);
+}
+
+// Parses a model command's line: its options, then the model's checks and the defaults that
+// follow from the options alone. A bad option that a --config file set names the file.
+template <class Spec>
+OptionsOf<Spec> ParseModelCommand(const std::vector<std::string>& args) {
+  OptionsOf<Spec> o;
+  o.basics.out = Spec::kDefaultOut;
+  CLI::App app{Spec::kDescription, std::string("carousel ") + Spec::kName};
+  try {
+    ParseModelOptions<Spec>(app, o, args);
+    ResolveChainOptions(app, o.config.chain, o.basics);
+    Spec::Resolve(app, o);
+  } catch (const Error& e) {
+    throw NameConfigFile(e, app);
+  }
   if (Spec::kInput.flag && o.basics.resume.empty() && app.count(Spec::kInput.flag) == 0)
     throw UsageError(Spec::kInput.flag,
                      std::string(Spec::kInput.what) + " is required (or --resume DIR)");
   return o;
 }
 
-// A default the run resolved itself (`how`), not given: recorded for config.toml and appended
-// to the command line the checkpoints store, so that a resume keeps it.
-inline void RecordArgument(RunBasics& basics, RunStart& start, const std::string& flag,
-                           const std::string& value, const std::string& how) {
-  basics.run_config.Resolve(flag, value, how);
-  start.recorded_args.insert(start.recorded_args.end(), {flag, value});
+// The options `args` gives the model command of `Spec`, as its parser reads them (no checks
+// across options): what the registry tells the ranks a run starts (thread_ranks.hpp) and
+// the chains of a run (several_chains.hpp). Throws as the parse does.
+template <class Spec>
+OptionList GivenOptionsOf(const std::vector<std::string>& args) {
+  OptionsOf<Spec> o;
+  CLI::App app{Spec::kDescription, std::string("carousel ") + Spec::kName};
+  ParseModelOptions<Spec>(app, o, args);
+  return GivenOptions(app);
 }
 
 // The burn-in and --eval-every of a model whose defaults are passes over the data, where
 // they were not given.
 template <class Spec>
-void ResolvePassDefaults(OptionsOf<Spec>& options, RunStart& start) {
+void ResolvePassDefaults(OptionsOf<Spec>& options) {
   constexpr PassDefaults passes = Spec::kPasses;
   if constexpr (passes.burn_in_passes > 0) {
     ChainOptions& chain = options.config.chain;
     if (!options.basics.burn_in_given)
       ResolveBurnInOfPasses(passes.burn_in_passes, chain.tiles, chain.iterations, chain.burn_in,
-                            options.basics, start.recorded_args, passes.burn_in_at_most,
-                            passes.burn_in_at_least);
+                            options.basics, passes.burn_in_at_most, passes.burn_in_at_least);
     if (!options.basics.eval_every_given)
       ResolveEvalEveryOfPasses(passes.eval_every_passes, chain.tiles, chain.eval_every, chain.thin,
-                               options.basics, start.recorded_args);
+                               options.basics);
   }
 }
 
@@ -118,7 +125,8 @@ void ResolvePassDefaults(OptionsOf<Spec>& options, RunStart& start) {
 template <class Options>
 std::string RunComments(const char* command, const Options& options, int ranks,
                         std::vector<std::pair<std::string, std::string>> model_lines) {
-  auto lines = RunHeadLines(command, options.argv, ranks, options.config.chain.tiles);
+  auto lines = RunHeadLines(command, options.basics.run_config.given().Args(), ranks,
+                            options.config.chain.tiles);
   for (auto& line : model_lines) lines.push_back(std::move(line));
   return io::CommentBlock(lines);
 }
@@ -134,9 +142,9 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
                             ParseModelCommand<Spec>, resume_payload))
     return *code;
   ResolveTiles(comm, options.config.chain.tiles, options.basics);
-  RunStart start{resume_payload.empty(), options.argv};
+  RunStart start{resume_payload.empty()};
   Spec::ResolveWithTiles(comm, options, start);
-  ResolvePassDefaults<Spec>(options, start);
+  ResolvePassDefaults<Spec>(options);
   const auto load_start = std::chrono::steady_clock::now();
   typename Spec::Data data = Spec::Load(comm, options, start);
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
@@ -164,7 +172,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   if (comm.rank() == 0 && !options.basics.quiet) Spec::Note(options, data, model);
   const ChainOutcome outcome =
       RunChain(comm, *chain.engine, options.basics, options.config.chain.iterations,
-               RunRecord{Spec::kName, start.recorded_args}, hooks);
+               RunRecord{Spec::kName, options.basics.run_config.CheckpointArgs()}, hooks);
   if (!outcome.finished)
     return StoppedBySignal(comm.rank(), chain.engine->iteration(), Spec::kName, options.basics.out);
   std::vector<RankStats> stats;

@@ -10,18 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/given_options.hpp"
+
 namespace carousel::cli {
 
-// The directory given with --resume in `args` ("--resume DIR" or "--resume=DIR"), if any.
-std::optional<std::string> ResumeDirectory(const std::vector<std::string>& args);
+// Throws UsageError naming the first option of `given` (the options a --resume command line
+// gave) that a resumed run may not change. Allowed: --resume, --iterations,
+// --checkpoint-every, --checkpoint-minutes, --eval-every, --quiet. --config is refused too:
+// the checkpoint holds the run's options (those of a config file the run started with
+// among them, as given options), and a file could change them.
+void CheckOptionsAllowedOnResume(const OptionList& given);
 
-// Throws UsageError naming the first option in `args` that a resumed run may not change.
-// Allowed: --resume, --iterations, --checkpoint-every, --checkpoint-minutes, --eval-every,
-// --quiet, --help. --config is refused too: the checkpoint's command line is the run's
-// options (it holds those of a config file the run started with, SelfContainedArgs).
-void CheckOptionsAllowedOnResume(const std::vector<std::string>& args);
-
-// What a checkpoint keeps of its run: the command ("mf", "lda") and its command line.
+// What a checkpoint keeps of its run: the command ("mf", "lda") and its options as a command
+// line (RunBasics::CheckpointArgs; earlier versions kept the command line as given).
 // Stored '\0'-separated as "carousel <command>", then the arguments.
 struct RunRecord {
   std::string command;  // empty in checkpoints of versions that did not store it
@@ -31,12 +32,13 @@ struct RunRecord {
   static RunRecord Unpack(const std::string& packed);
 };
 
-// The command line of the resumed run: the stored one without --out, --resume, --tiles,
-// --burn-in and the options given now, then --tiles `tiles` (the checkpoint's grid, at any
-// rank count now), --burn-in `burn_in` (as the run resolved it at its start, so that a new
-// --iterations does not move it), --resume and --out `dir`, and the options in `given`.
-std::vector<std::string> ResumedArgs(const RunRecord& stored, const std::string& dir, int tiles,
-                                     std::uint64_t burn_in, const std::vector<std::string>& given);
+// The command line of the resumed run: the `stored` options (the checkpoint's, parsed)
+// without --out, --resume, --tiles, --burn-in and the options `given` now, then --tiles
+// `tiles` (the checkpoint's grid, at any rank count now), --burn-in `burn_in` (as the run
+// resolved it at its start, so that a new --iterations does not move it), --out `dir`, the
+// options `given` now, and --resume `dir`.
+std::vector<std::string> ResumedArgs(const OptionList& stored, const std::string& dir, int tiles,
+                                     std::uint64_t burn_in, const OptionList& given);
 
 std::string CheckpointDir(const std::string& out);
 

@@ -32,8 +32,9 @@ struct RunBasics {
   bool auto_iterations = false;      // --iterations auto
   std::uint64_t max_iterations = 0;  // its cap; 0: 32 x --iterations
   std::int64_t split_seed = -1;      // < 0: --seed
-  // Every option with its value, from ResolveChainOptions on; the command adds the values it
-  // resolves itself (RunConfig::Resolve) before WriteRunConfig.
+  // The run's options: those given, and every option with its value, from
+  // ResolveChainOptions on; the command adds the values it resolves itself
+  // (RunConfig::Resolve, RunConfig::Record) before WriteRunConfig.
   RunConfig run_config;
 };
 

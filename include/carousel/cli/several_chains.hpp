@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/given_options.hpp"
 #include "carousel/cli/model_registry.hpp"
 #include "carousel/comm/communicator.hpp"
 
@@ -41,18 +42,21 @@ struct SeveralChains {
   // --iterations auto (RunSeveralChains): rounds from `iterations` to at most max_iterations.
   bool auto_iterations = false;
   std::uint64_t iterations = 0, max_iterations = 0;
-  std::vector<std::string> args;  // the command line as given
-  ModelCommandFn run;             // the single-chain command
-  bool tiles_given = false;       // else each chain gets the tiles of the run without --chains
+  OptionList given;          // the run's options, as parsed
+  ModelCommandFn run;        // the single-chain command
+  bool tiles_given = false;  // else each chain gets the tiles of the run without --chains
 };
 
 // Runs the chains (collective over `world`); returns the exit code of the job: 0, or the
 // code of the lowest-numbered chain that failed.
 int RunSeveralChains(Communicator& world, const SeveralChains& run);
 
-// `--resume OUT` of a several-chain run (OUT/chains.txt exists): goes on with each chain, a
-// chain with no checkpoint yet starting afresh. Returns nothing for any other command line.
-std::optional<int> ResumeSeveralChains(Communicator& world, const std::vector<std::string>& args,
-                                       ModelCommandFn run);
+// Whether `dir` holds a run of several chains (its chains.txt).
+bool IsSeveralChainsRun(const std::string& dir);
+
+// `--resume DIR` of a several-chain run, `given` the options given with it: goes on with
+// each chain, a chain with no checkpoint yet starting afresh. Returns the job's exit code.
+int ResumeSeveralChains(Communicator& world, const std::string& dir, const OptionList& given,
+                        ModelCommandFn run);
 
 }  // namespace carousel::cli

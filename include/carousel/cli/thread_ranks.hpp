@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "carousel/cli/given_options.hpp"
+#include "carousel/cli/model_registry.hpp"
+
 namespace carousel::cli {
 
 // The most ranks a run starts by default: the tile counts the mf defaults were validated
@@ -13,18 +16,23 @@ namespace carousel::cli {
 constexpr int kMaxDefaultThreadRanks = 16;
 
 // CAROUSEL_RANKS when set (a whole number >= 1; else a UsageError naming it). Otherwise
-// min(CPUs this process may run on, kMaxDefaultThreadRanks), limited by what the command
-// line fixes before the run can choose: with --tiles T the largest divisor of T within
-// that (each rank holds whole row blocks); one rank for a tool (a first argument that is
-// not an option: `lda infer`) or --sampler gibbs, which run on one process only, and for
-// --resume or --config, whose tiles or ranks come from elsewhere. With --chains C > 1,
+// min(CPUs this process may run on, kMaxDefaultThreadRanks), limited by what the options
+// `given` (as the command's parser read them) fix before the run can choose: with --tiles T
+// the largest divisor of T within that (each rank holds whole row blocks); one rank for
+// --sampler gibbs, which runs on one process only, for --resume or --config, whose tiles or
+// ranks come from elsewhere, and where the command line did not parse (`given` null: a tool
+// such as `lda infer`, --help, or an error the command then reports). With --chains C > 1,
 // ChainRanks of the tiles each chain runs on: --tiles, or the default of the run without
 // --chains (which the command then passes to its chains, so that chain 1 is that run).
 // A command whose ranks share their work out among threads (`threads_within_rank`: lda)
 // runs one rank on every CPU instead unless --tiles is given: its chain then needs no
 // exchange of blocks, and each pass over the data updates the topic-word parameters once,
 // not once per tile (bench/README.md, "One rank on two threads").
-int ThreadRanks(const std::vector<std::string>& args, bool threads_within_rank = false);
+int ThreadRanks(const OptionList* given, bool threads_within_rank = false);
+
+// ThreadRanks of the options `args` gives `model`, as its parser reads them; a command line
+// that does not parse runs on one rank, which reports it.
+int ThreadRanksOf(const ModelCommand& model, const std::vector<std::string>& args);
 
 // The ranks, at most `most`, on which `chains` chains of `tiles` tiles each finish soonest:
 // split into groups as ChainGroups does, each group's ranks dividing the tiles.

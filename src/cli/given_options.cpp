@@ -1,0 +1,105 @@
+#include "carousel/cli/given_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+namespace carousel::cli {
+namespace {
+
+std::string LongName(const CLI::Option& option) {
+  return option.get_lnames().empty() ? option.get_name() : "--" + option.get_lnames().front();
+}
+
+// An option as its parse left it. CLI11 gives a flag that is on the value "true", and keeps
+// no result for an empty value.
+OptionList::Option Given(const CLI::Option& option, bool from_file) {
+  OptionList::Option given{LongName(option), option.results(), from_file,
+                           option.get_expected_min() == 0};
+  if (given.takes_no_value) {  // its last value counts
+    const std::string last = given.values.empty() ? "true" : given.values.back();
+    given.values.clear();
+    if (last != "true") given.values.push_back(last);
+  } else if (given.values.empty()) {
+    given.values.push_back("");
+  }
+  return given;
+}
+
+}  // namespace
+
+const OptionList::Option* OptionList::Find(const std::string& flag) const {
+  const auto it = std::find_if(options_.begin(), options_.end(),
+                               [&](const Option& o) { return o.flag == flag; });
+  return it == options_.end() ? nullptr : &*it;
+}
+
+std::optional<std::string> OptionList::Value(const std::string& flag) const {
+  const Option* o = Find(flag);
+  if (o == nullptr || o->values.empty()) return std::nullopt;
+  return o->values.back();
+}
+
+void OptionList::Add(Option option) {
+  const auto it = std::find_if(options_.begin(), options_.end(),
+                               [&](const Option& o) { return o.flag == option.flag; });
+  if (it == options_.end())
+    options_.push_back(std::move(option));
+  else
+    *it = std::move(option);
+}
+
+void OptionList::Set(const std::string& flag, std::optional<std::string> value) {
+  Option option{flag, {}, false, !value};
+  if (value) option.values.push_back(std::move(*value));
+  Add(std::move(option));
+}
+
+void OptionList::Remove(const std::string& flag) {
+  options_.erase(std::remove_if(options_.begin(), options_.end(),
+                                [&](const Option& o) { return o.flag == flag; }),
+                 options_.end());
+}
+
+void OptionList::Append(const OptionList& other) {
+  for (const Option& o : other.options_) Remove(o.flag);
+  options_.insert(options_.end(), other.options_.begin(), other.options_.end());
+}
+
+std::vector<std::string> OptionList::Args() const {
+  std::vector<std::string> args;
+  for (const Option& o : options_) {
+    if (o.values.empty()) args.push_back(o.flag);
+    for (const std::string& value : o.values) {
+      if (value.empty())  // "--out=" would be refused
+        args.insert(args.end(), {o.flag, value});
+      else if (o.from_file || o.takes_no_value || value.front() == '-')  // "-5": an option
+        args.push_back(o.flag + "=" + value);
+      else
+        args.insert(args.end(), {o.flag, value});
+    }
+  }
+  return args;
+}
+
+OptionList GivenOptions(const CLI::App& app) {
+  OptionList given;
+  const CLI::Option* config = app.get_config_ptr();
+  std::vector<const CLI::Option*> seen;
+  // CLI11 lists the options of the command line in parse_order(), once per occurrence; the
+  // config file's are the others that have a value.
+  for (const CLI::Option* o : app.parse_order()) {
+    if (o == config || std::find(seen.begin(), seen.end(), o) != seen.end()) continue;
+    seen.push_back(o);
+    given.Add(Given(*o, false));
+  }
+  for (const CLI::Option* o : app.get_options()) {
+    if (o == config || o->count() == 0 || std::find(seen.begin(), seen.end(), o) != seen.end())
+      continue;
+    given.Add(Given(*o, true));
+  }
+  if (config != nullptr && config->count() > 0 && !config->results().empty())
+    given.config_file = config->results().front();
+  return given;
+}
+
+}  // namespace carousel::cli
