@@ -126,15 +126,15 @@ void SetUpCommandApp(CLI::App& app) {
 
 namespace {
 
-// "; did you mean --iterations?" for the first argument that looks like an option and is
-// not one of `app`'s, or "" when every one is known.
-std::string SuggestOption(const CLI::App& app, const std::vector<std::string>& args) {
+// "unknown option --iteratons; did you mean --iterations?" for the first of the words that
+// `app`'s parse did not take (CLI::App::remaining) that looks like an option, or "".
+std::string SuggestOption(const CLI::App& app, const std::vector<std::string>& untaken) {
   std::vector<std::string> known;
   for (const CLI::Option* o : app.get_options())
     for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
-  for (const std::string& arg : args) {
-    if (arg.rfind("--", 0) != 0) continue;
-    const std::string name = arg.substr(0, arg.find('='));
+  for (const std::string& word : untaken) {
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     const auto closest = ClosestName(name, known);
     return "unknown option " + name + (closest ? "; did you mean " + *closest + "?" : "");
@@ -158,7 +158,7 @@ void ParseOrThrow(CLI::App& app, const std::vector<std::string>& args, const std
       throw Error(ExitCode::kUsage, command + ": " + *twice);
     if (const std::optional<std::string> problem = ConfigFileProblem(app, e))
       throw Error(ExitCode::kUsage, command + ": " + *problem);
-    const std::string suggestion = SuggestOption(app, args);
+    const std::string suggestion = SuggestOption(app, app.remaining());
     throw Error(ExitCode::kUsage, command + ": " + (suggestion.empty() ? e.what() : suggestion));
   }
 }
