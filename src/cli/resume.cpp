@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/error.hpp"

@@ -39,11 +39,13 @@ OptionList FreshChainOptions(const OptionList& given, const std::string& out, st
   return own;
 }
 
-// The options a chains manifest stores, as the model command's parser reads them.
-OptionList ManifestOptions(const Manifest& m) {
+// The options the chains manifest `m` of the run in `dir` stores, as the model command's
+// parser reads them.
+OptionList ManifestOptions(const Manifest& m, const std::string& dir) {
   const ModelCommand* model = FindModelCommand(m.command);
   if (model == nullptr)
-    throw CheckpointError(m.command, "names no model command (chains.txt's command)");
+    throw CheckpointError(dir + "/" + kChainsManifest,
+                          "names no model command: '" + m.command + "'");
   return model->given(m.args);
 }
 
@@ -263,7 +265,7 @@ int ResumeSeveralChains(Communicator& world, const std::string& dir, const Optio
   OptionList started;
   RunCollectively(world, [&] {
     manifest = analysis::ReadChainsManifest(dir);
-    started = ManifestOptions(manifest);
+    started = ManifestOptions(manifest, dir);
   });
   // The options given now (--iterations, ...), for every chain.
   const OptionList now = Without(given, {"--resume"});
