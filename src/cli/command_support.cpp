@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "carousel/cli/commands.hpp"
-#include "carousel/cli/resume.hpp"
-#include "carousel/cli/signals.hpp"
 #include "carousel/comm/collective.hpp"
+#include "carousel/driver/resume.hpp"
+#include "carousel/driver/signals.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/corpus_reader.hpp"
 #include "carousel/util/closest_name.hpp"
@@ -200,17 +200,6 @@ std::vector<std::pair<std::string, std::string>> RunHeadLines(const std::string&
           {"command", "carousel " + command + " " + JoinArgs(args)},
           {"ranks", std::to_string(ranks)},
           {"tiles", std::to_string(tiles)}};
-}
-
-int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
-                    const std::string& out) {
-  if (rank == 0)
-    std::fprintf(stderr,
-                 "carousel: stopped by %s at iteration %llu; checkpoint in %s; continue with: "
-                 "carousel %s --resume %s\n",
-                 StopSignalName(), static_cast<unsigned long long>(iteration),
-                 CheckpointDir(out).c_str(), command.c_str(), out.c_str());
-  return static_cast<int>(ExitCode::kInterrupted);
 }
 
 io::RunModelJson RunDescription(const std::string& model, const std::string& sampler,

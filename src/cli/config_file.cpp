@@ -6,7 +6,7 @@
 #include <fstream>
 #include <map>
 
-#include "carousel/cli/error_text.hpp"
+#include "carousel/driver/error_text.hpp"
 #include "carousel/util/closest_name.hpp"
 
 namespace carousel::cli {
@@ -160,7 +160,7 @@ Error NameConfigFile(const Error& error, const CLI::App& app) {
   } catch (const CLI::Error&) {
     return error;
   }
-  const std::string text = ErrorText(error);  // a lower layer's setting as its option
+  const std::string text = driver::ErrorText(error);  // a lower layer's setting as its option
   for (const std::string& name : OptionsNamedIn(text)) {
     const CLI::Option* option = app.get_option_no_throw("--" + name);
     const auto& typed = app.parse_order();  // the command line's options (the file's are not)

@@ -2,7 +2,7 @@
 // and `carousel lda infer`.
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/model_pipeline.hpp"
-#include "carousel/cli/thread_ranks.hpp"
+#include "carousel/driver/thread_ranks.hpp"
 #include "carousel/model/lda/lda_spec.hpp"
 
 namespace carousel::cli {
@@ -46,7 +46,7 @@ struct LdaCommand : LdaSpec {
       o.basics.run_config.Record("--sweeps", std::to_string(config.sweeps),
                                  "the default: " + DefaultLdaSweepsRule());
     }
-    data.threads = o.threads > 0 ? o.threads : DefaultWorkerThreads(comm.size());
+    data.threads = o.threads > 0 ? o.threads : driver::DefaultWorkerThreads(comm.size());
     return data;
   }
 

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "carousel/cli/commands.hpp"
-#include "carousel/cli/error_text.hpp"
 #include "carousel/cli/model_registry.hpp"
-#include "carousel/cli/signals.hpp"
-#include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/fault_injecting_communicator.hpp"
 #include "carousel/comm/thread_communicator.hpp"
+#include "carousel/driver/error_text.hpp"
+#include "carousel/driver/signals.hpp"
+#include "carousel/driver/thread_ranks.hpp"
 #include "carousel/util/closest_name.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/malloc_policy.hpp"
@@ -72,7 +72,7 @@ int RunRank(Command command, carousel::Communicator& comm, const std::vector<std
     return 0;
   } catch (const carousel::Error& e) {
     if (!e.quiet())
-      std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
+      std::fprintf(stderr, "carousel: error: %s\n", carousel::driver::ErrorText(e).c_str());
     std::fflush(stderr);
     if (!e.collective() && comm.size() > 1) comm.Abort(static_cast<int>(e.code()));
     return static_cast<int>(e.code());
@@ -90,7 +90,7 @@ std::unique_ptr<carousel::Communicator> WithInjectedFault(
 }
 
 // Runs a distributed subcommand: under MPI when a launcher started the process, else as
-// one serial process or as ranks that are threads of this one (cli/thread_ranks.hpp). The
+// one serial process or as ranks that are threads of this one (driver/thread_ranks.hpp). The
 // exit code is the first non-zero one in rank order.
 int RunDistributed(const carousel::cli::ModelCommand& model, const std::vector<std::string>& args,
                    int* argc, char*** argv) {
@@ -100,12 +100,12 @@ int RunDistributed(const carousel::cli::ModelCommand& model, const std::vector<s
     if (carousel::RunsUnderMpi()) {
       ranks.push_back(carousel::MakeMpiCommunicator(argc, argv));
       try {
-        carousel::cli::CheckNoThreadRanksUnderLauncher();
+        carousel::driver::CheckNoThreadRanksUnderLauncher();
       } catch (carousel::Error& e) {  // every rank sees it: one message for the job
         throw e.SetCollective(ranks[0]->rank() != 0);
       }
     } else {
-      const int count = carousel::cli::ThreadRanksOf(model, args);
+      const int count = carousel::driver::ThreadRanksOf(model, args);
       if (count == 1)
         ranks.push_back(carousel::MakeSerialCommunicator());
       else
@@ -114,12 +114,12 @@ int RunDistributed(const carousel::cli::ModelCommand& model, const std::vector<s
     for (auto& comm : ranks) comm = WithInjectedFault(std::move(comm));
   } catch (const carousel::Error& e) {
     if (!e.quiet())
-      std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
+      std::fprintf(stderr, "carousel: error: %s\n", carousel::driver::ErrorText(e).c_str());
     return static_cast<int>(e.code());
   }
   std::vector<int> codes(ranks.size(), 0);
   std::vector<std::thread> threads;
-  const carousel::cli::CpuBinding binding(static_cast<int>(ranks.size()));
+  const carousel::driver::CpuBinding binding(static_cast<int>(ranks.size()));
   for (std::size_t r = 1; r < ranks.size(); ++r)
     threads.emplace_back([&, r] {
       binding.BindThisThread(static_cast<int>(r));
@@ -142,7 +142,7 @@ int RunLocal(int (*command)(const std::vector<std::string>&),
     std::printf("%s", help.text.c_str());
     return 0;
   } catch (const carousel::Error& e) {
-    std::fprintf(stderr, "carousel: error: %s\n", carousel::cli::ErrorText(e).c_str());
+    std::fprintf(stderr, "carousel: error: %s\n", carousel::driver::ErrorText(e).c_str());
     return static_cast<int>(e.code());
   }
 }
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   // Input is read first: large freed blocks go back to the system (util/malloc_policy.hpp;
   // RunChain keeps them for reuse while sampling).
   carousel::ReturnLargeBlocksWhenFreed();
-  carousel::cli::InstallSignalHandlers();  // before MPI_Init, as Slurm may signal early
+  carousel::driver::InstallSignalHandlers();  // before MPI_Init, as Slurm may signal early
   const std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage = Usage();
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {

@@ -22,9 +22,7 @@ const std::vector<ModelCommand>& ModelCommands() {
 }
 
 const ModelCommand* FindModelCommand(const std::string& name) {
-  for (const ModelCommand& c : ModelCommands())
-    if (c.name == name) return &c;
-  return nullptr;
+  return driver::FindModelCommand(ModelCommands(), name);
 }
 
 std::string SamplersText() {

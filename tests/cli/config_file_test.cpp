@@ -11,8 +11,8 @@
 #include "../io/scratch_dir_test.hpp"
 #include "carousel/cli/command_support.hpp"
 #include "carousel/cli/config_file.hpp"
-#include "carousel/cli/resume.hpp"
 #include "carousel/cli/run_config.hpp"
+#include "carousel/driver/resume.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel::cli {

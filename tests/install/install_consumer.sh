@@ -51,7 +51,7 @@ expect=(bin/carousel include/carousel/version.hpp include/carousel/comm/ordered_
   "$libdir/cmake/Carousel/CarouselConfig.cmake" "$libdir/cmake/Carousel/CarouselConfigVersion.cmake"
   "$libdir/cmake/Carousel/CarouselTargets.cmake" "$libdir/cmake/Carousel/CarouselHeaderOnlyDeps.cmake"
   share/bash-completion/completions/carousel)
-for layer in util data comm io sampler model engine analysis cli; do
+for layer in util data comm io sampler model engine analysis driver cli; do
   expect+=("$libdir/libcarousel_$layer.a")
 done
 [[ -n ${CAROUSEL_MAN_PAGE_FILE:-} ]] && expect+=(share/man/man1/carousel.1)

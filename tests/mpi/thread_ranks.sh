@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ranks as threads (src/comm/thread_communicator.cpp, src/cli/thread_ranks.cpp): a model
+# Ranks as threads (src/comm/thread_communicator.cpp, src/driver/thread_ranks.cpp): a model
 # command started without mpirun runs one rank per core by default, or CAROUSEL_RANKS of
 # them (one for `lda infer`). Such a run is the chain mpirun gives on the same tiles, bitwise, for mf and lda,
 # oversubscribed too; a rank failing alone ends the process with its exit code, without a

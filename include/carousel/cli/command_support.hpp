@@ -135,11 +135,6 @@ io::LoadedCorpus LoadCommandCorpus(Communicator& comm, const std::string& path,
                                    const std::string& vocab, const std::string& format, int tiles,
                                    std::uint64_t seed, int topics = 0);
 
-// For a run stopped by a signal (SIGTERM, SIGINT, SIGUSR2): rank 0 says where the checkpoint
-// is and how to continue `carousel command`; returns exit code 7.
-int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
-                    const std::string& out);
-
 // model.json's members every model shares (io::RunModelJson), from the chain's options.
 io::RunModelJson RunDescription(const std::string& model, const std::string& sampler,
                                 const ChainOptions& chain);

@@ -7,13 +7,11 @@
 
 #include "carousel/cli/given_options.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/driver/model_command.hpp"
 
 namespace carousel::cli {
 
-// Thrown by option parsing when -h/--help was given; carries the help text.
-struct HelpRequested {
-  std::string text;
-};
+using driver::HelpRequested;
 
 // carousel mf [options]: distributed SG-MCMC for Bayesian matrix factorization.
 int RunMfCommand(Communicator& comm, const std::vector<std::string>& args);

@@ -31,6 +31,8 @@
 #include "carousel/cli/config_file.hpp"
 #include "carousel/cli/declared_options.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/driver/chain_run.hpp"
+#include "carousel/driver/signals.hpp"
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/model_spec.hpp"
@@ -55,10 +57,10 @@ struct RunStart {
 
 // What a spec's Finish gets once the chain has run to its last iteration.
 struct RunEnd {
-  const std::string& comments;  // the run's configuration block
-  const ChainOutcome& outcome;  // this rank's sampling loop
-  const LoadStats& load;        // this rank's load
-  const TileEngine& engine;     // iterations and seconds running
+  const std::string& comments;          // the run's configuration block
+  const driver::ChainOutcome& outcome;  // this rank's sampling loop
+  const LoadStats& load;                // this rank's load
+  const TileEngine& engine;             // iterations and seconds running
 };
 
 // Parses `args` into `app`, which holds the options of the model command of `Spec`: the
@@ -150,7 +152,7 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   const LoadStats load = FinishedLoad(load_start, data.parse_seconds, data.parsed_bytes);
   if (const std::optional<int> code = Spec::RunInstead(comm, options, data)) return *code;
 
-  const Chain<Model> chain = StartChain<Model>(
+  const driver::Chain<Model> chain = driver::StartChain<Model>(
       comm, [&] { return Spec::Make(options, data); }, options.config.chain.Resolved(),
       resume_payload, options.basics.out, [&](const Model& m) { Spec::Check(m, data); });
   WriteRunConfig(comm, Spec::kName, options.basics);
@@ -160,9 +162,9 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   const std::string comments =
       RunComments(Spec::kName, options, comm.size(), Spec::Comments(options, data, model));
   const std::string trace_path = options.basics.out + "/trace.csv";
-  const DrawsOutput draws{options.basics.out, std::string("carousel ") + Spec::kName,
-                          options.config.chain.Resolved(), comments};
-  ChainHooks hooks;
+  const driver::DrawsOutput draws{options.basics.out, std::string("carousel ") + Spec::kName,
+                                  options.config.chain.Resolved(), comments};
+  driver::ChainHooks hooks;
   hooks.write_trace = [&] {
     Spec::WriteTrace(trace_path, comments, model);
     draws.Write(Spec::Draws(model));
@@ -170,11 +172,14 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   hooks.last_eval_seconds = [&] { return model.trace().back().seconds; };
   hooks.eval_status = [&] { return Spec::Status(model, data); };
   if (comm.rank() == 0 && !options.basics.quiet) Spec::Note(options, data, model);
-  const ChainOutcome outcome =
-      RunChain(comm, *chain.engine, options.basics, options.config.chain.iterations,
-               RunRecord{Spec::kName, options.basics.run_config.CheckpointArgs()}, hooks);
+  const driver::ChainOutcome outcome = driver::RunChain(
+      comm, *chain.engine,
+      {options.basics.out, options.basics.quiet, options.basics.checkpoint_minutes,
+       options.config.chain.iterations},
+      driver::RunRecord{Spec::kName, options.basics.run_config.CheckpointArgs()}, hooks);
   if (!outcome.finished)
-    return StoppedBySignal(comm.rank(), chain.engine->iteration(), Spec::kName, options.basics.out);
+    return driver::StoppedBySignal(comm.rank(), chain.engine->iteration(), Spec::kName,
+                                   options.basics.out);
   std::vector<RankStats> stats;
   if constexpr (Spec::kItemsHeld != nullptr)
     stats = GatherRankStats(comm, outcome.sampling, Spec::ItemsHeld(model, data), load,

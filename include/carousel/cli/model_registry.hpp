@@ -6,24 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "carousel/cli/given_options.hpp"
-#include "carousel/comm/communicator.hpp"
+#include "carousel/driver/model_command.hpp"
 
 namespace carousel::cli {
 
-using ModelCommandFn = int (*)(Communicator&, const std::vector<std::string>&);
-// The options a command line gives the command, as its parser reads them; throws as it does.
-using GivenOptionsFn = OptionList (*)(const std::vector<std::string>&);
-
-struct ModelCommand {
-  std::string name;     // the subcommand: carousel <name> [options]
-  std::string summary;  // one line for carousel --help
-  ModelCommandFn run;
-  GivenOptionsFn given;
-  // The command shares a rank's work out among worker threads (lda --threads), so a run
-  // started without a launcher is by default one rank on every CPU (cli/thread_ranks.hpp).
-  bool threads_within_rank = false;
-};
+using driver::GivenOptionsFn;
+using driver::ModelCommand;
+using driver::ModelCommandFn;
 
 const std::vector<ModelCommand>& ModelCommands();
 const ModelCommand* FindModelCommand(const std::string& name);

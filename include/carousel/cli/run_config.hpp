@@ -24,9 +24,6 @@ class App;
 
 namespace carousel::cli {
 
-// Its name in --out.
-inline constexpr const char* kRunConfigFile = "config.toml";
-
 class RunConfig {
  public:
   RunConfig() = default;

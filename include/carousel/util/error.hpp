@@ -64,7 +64,7 @@ inline Error UsageError(const std::string& option, const std::string& problem) {
 // A setting of a model, sampler, generator or reader that cannot be used, raised below the
 // command line: `setting` names it as the library does ("step", "sweeps", "memory"), what()
 // is the problem alone. The command line says which option the user typed for it
-// (cli/error_text.hpp); another front end names it its own way.
+// (driver/error_text.hpp); another front end names it its own way.
 inline Error SettingError(const std::string& setting, const std::string& problem) {
   return Error(ExitCode::kUsage, problem).SetSetting(setting);
 }

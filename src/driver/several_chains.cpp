@@ -1,22 +1,22 @@
-#include "carousel/cli/several_chains.hpp"
+#include "carousel/driver/several_chains.hpp"
 
 #include <cstdio>
 #include <filesystem>
 
 #include "carousel/analysis/chain_summary.hpp"
 #include "carousel/analysis/run_layout.hpp"
-#include "carousel/cli/commands.hpp"
-#include "carousel/cli/error_text.hpp"
-#include "carousel/cli/resume.hpp"
-#include "carousel/cli/thread_ranks.hpp"
 #include "carousel/comm/collective.hpp"
+#include "carousel/driver/error_text.hpp"
+#include "carousel/driver/resume.hpp"
+#include "carousel/driver/run_summary.hpp"
+#include "carousel/driver/thread_ranks.hpp"
 #include "carousel/io/atomic_file.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/io/run_model_json.hpp"
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace fs = std::filesystem;
 using analysis::ChainDir;
 using analysis::kChainsManifest;
@@ -41,8 +41,9 @@ OptionList FreshChainOptions(const OptionList& given, const std::string& out, st
 
 // The options the chains manifest `m` of the run in `dir` stores, as the model command's
 // parser reads them.
-OptionList ManifestOptions(const Manifest& m, const std::string& dir) {
-  const ModelCommand* model = FindModelCommand(m.command);
+OptionList ManifestOptions(const Manifest& m, const std::string& dir,
+                           const std::vector<ModelCommand>& commands) {
+  const ModelCommand* model = FindModelCommand(commands, m.command);
   if (model == nullptr)
     throw CheckpointError(dir + "/" + kChainsManifest,
                           "names no model command: '" + m.command + "'");
@@ -101,7 +102,7 @@ void PrintFinished(const std::string& out, int chains, int groups) {
       chains, groups, out.c_str(), out.c_str(), out.c_str());
   std::fflush(stdout);
   try {
-    RunSummaryCommand({out});
+    PrintRunSummary({out}, 0, "");
   } catch (const Error& e) {
     std::fprintf(stderr, "carousel: warning: no summary of the chains: %s\n", ErrorText(e).c_str());
   }
@@ -136,9 +137,10 @@ int Run(Communicator& world, const std::string& command, const std::string& out,
 
 // The tiles of the run without --chains: one per rank, of the launcher's ranks, or of those
 // the command would start as threads (ThreadRanks).
-int TilesWithoutChains(const Communicator& world, const SeveralChains& run) {
+int TilesWithoutChains(const Communicator& world, const SeveralChains& run,
+                       const std::vector<ModelCommand>& commands) {
   if (RunsUnderMpi()) return world.size();
-  const ModelCommand* model = FindModelCommand(run.command);
+  const ModelCommand* model = FindModelCommand(commands, run.command);
   const OptionList without_chains = Without(run.given, {"--chains"});
   return ThreadRanks(&without_chains, model != nullptr && model->threads_within_rank);
 }
@@ -228,12 +230,14 @@ int RunRounds(Communicator& world, Manifest m, const OptionList& started, const 
   }
 }
 
-int RunSeveralChains(Communicator& world, const SeveralChains& run) {
+int RunSeveralChains(Communicator& world, const SeveralChains& run,
+                     const std::vector<ModelCommand>& commands) {
   // Every chain divides the data as the run does (ChainOptions::split_seed): the chains
   // sample the posterior of one training set, on one tile grid.
   OptionList given = Without(run.given, {"--split-seed"});
   given.Set("--split-seed", std::to_string(run.split_seed));
-  if (!run.tiles_given) given.Set("--tiles", std::to_string(TilesWithoutChains(world, run)));
+  if (!run.tiles_given)
+    given.Set("--tiles", std::to_string(TilesWithoutChains(world, run, commands)));
   Manifest manifest{run.command, run.chains, run.seed, given.Args(), 0, 0, {}};
   const OptionList rounds_started =
       Without(given, {"--iterations", "--max-iterations", "--checkpoint-every"});
@@ -260,12 +264,12 @@ bool IsSeveralChainsRun(const std::string& dir) {
 }
 
 int ResumeSeveralChains(Communicator& world, const std::string& dir, const OptionList& given,
-                        ModelCommandFn run) {
+                        ModelCommandFn run, const std::vector<ModelCommand>& commands) {
   Manifest manifest;
   OptionList started;
   RunCollectively(world, [&] {
     manifest = analysis::ReadChainsManifest(dir);
-    started = ManifestOptions(manifest, dir);
+    started = ManifestOptions(manifest, dir, commands);
   });
   // The options given now (--iterations, ...), for every chain.
   const OptionList now = Without(given, {"--resume"});
@@ -277,4 +281,4 @@ int ResumeSeveralChains(Communicator& world, const std::string& dir, const Optio
       [&](int c) { return ContinuedChainArgs(started, dir, manifest.seed, c, now); }, run);
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -1,8 +1,8 @@
 // Lower layers raise SettingError naming a setting, not an option (issue #40); the command
-// line words it as the option the user typed (cli/error_text.hpp), also after the error
+// line words it as the option the user typed (driver/error_text.hpp), also after the error
 // crossed ranks in RunCollectively: the rank that raised it keeps the setting, the others
 // get a quiet copy.
-#include "carousel/cli/error_text.hpp"
+#include "carousel/driver/error_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include "carousel/comm/thread_communicator.hpp"
 #include "carousel/sampler/hamcmc.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 TEST(ErrorText, NamesTheOptionOfASetting) {
@@ -61,4 +61,4 @@ TEST(ErrorText, SettingSurvivesRunCollectively) {
 }
 
 }  // namespace
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -6,7 +6,7 @@
 
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 // The option for a setting of the lower layers: "--" and its name. The lower layers name
 // their settings as the commands' options do; a command whose option for a setting is
@@ -16,4 +16,4 @@ std::string OptionOfSetting(const std::string& setting);
 // e.what(), or for a SettingError "option --flag: " and the problem, as UsageError words it.
 std::string ErrorText(const Error& e);
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

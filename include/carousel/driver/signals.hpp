@@ -4,7 +4,10 @@
 // sees them in place.
 #pragma once
 
-namespace carousel::cli {
+#include <cstdint>
+#include <string>
+
+namespace carousel::driver {
 
 void InstallSignalHandlers();
 // Bits as in MfCallbacks::requests (1 = checkpoint, 2 = checkpoint and stop); clears
@@ -14,4 +17,9 @@ int TakeSignalRequests();
 // (another rank's process received it).
 const char* StopSignalName();
 
-}  // namespace carousel::cli
+// For a run stopped by a signal (SIGTERM, SIGINT, SIGUSR2): rank 0 says where the checkpoint
+// is and how to continue `carousel command`; returns exit code 7.
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
+                    const std::string& out);
+
+}  // namespace carousel::driver

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "carousel/cli/given_options.hpp"
+#include "carousel/driver/option_list.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 // Throws UsageError naming the first option of `given` (the options a --resume command line
 // gave) that a resumed run may not change. Allowed: --resume, --iterations,
@@ -47,4 +47,4 @@ std::string CheckpointDir(const std::string& out);
 // intact (naming the newest one's problem).
 std::string ReadNewestIntactCheckpoint(const std::string& dir, bool warn);
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

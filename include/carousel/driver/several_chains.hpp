@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "carousel/cli/given_options.hpp"
-#include "carousel/cli/model_registry.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/driver/model_command.hpp"
+#include "carousel/driver/option_list.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 // The seed of chain c (from 1): `seed` for chain 1, a keyed hash of (seed, c) for the others.
 std::uint64_t ChainSeed(std::uint64_t seed, int chain);
@@ -46,16 +46,19 @@ struct SeveralChains {
   bool tiles_given = false;  // else each chain gets the tiles of the run without --chains
 };
 
-// Runs the chains (collective over `world`); returns the exit code of the job: 0, or the
-// code of the lowest-numbered chain that failed.
-int RunSeveralChains(Communicator& world, const SeveralChains& run);
+// Runs the chains (collective over `world`) of a command of `commands`, the binary's model
+// commands; returns the exit code of the job: 0, or the code of the lowest-numbered chain
+// that failed.
+int RunSeveralChains(Communicator& world, const SeveralChains& run,
+                     const std::vector<ModelCommand>& commands);
 
 // Whether `dir` holds a run of several chains (its chains.txt).
 bool IsSeveralChainsRun(const std::string& dir);
 
 // `--resume DIR` of a several-chain run, `given` the options given with it: goes on with
-// each chain, a chain with no checkpoint yet starting afresh. Returns the job's exit code.
+// each chain (`run`), a chain with no checkpoint yet starting afresh; chains.txt is read with
+// the parser of the command of `commands` it names. Returns the job's exit code.
 int ResumeSeveralChains(Communicator& world, const std::string& dir, const OptionList& given,
-                        ModelCommandFn run);
+                        ModelCommandFn run, const std::vector<ModelCommand>& commands);
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

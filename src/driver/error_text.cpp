@@ -1,6 +1,6 @@
-#include "carousel/cli/error_text.hpp"
+#include "carousel/driver/error_text.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 std::string OptionOfSetting(const std::string& setting) {
   return "--" + setting;
@@ -11,4 +11,4 @@ std::string ErrorText(const Error& e) {
   return "option " + OptionOfSetting(e.setting()) + ": " + e.what();
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

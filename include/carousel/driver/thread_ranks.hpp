@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "carousel/cli/given_options.hpp"
-#include "carousel/cli/model_registry.hpp"
+#include "carousel/driver/model_command.hpp"
+#include "carousel/driver/option_list.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 // The most ranks a run starts by default: the tile counts the mf defaults were validated
 // with go up to 16 (doc/mf.md, "Step sizes").
@@ -64,4 +64,4 @@ int DefaultWorkerThreads(int ranks_here);
 // chooses the ranks there; anything else is a UsageError.
 void CheckNoThreadRanksUnderLauncher();
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

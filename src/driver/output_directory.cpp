@@ -1,16 +1,15 @@
-#include "carousel/cli/output_directory.hpp"
+#include "carousel/driver/output_directory.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 
-#include "carousel/cli/resume.hpp"
-#include "carousel/cli/run_config.hpp"
+#include "carousel/driver/resume.hpp"
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/model/bpmf/mf_outputs.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace fs = std::filesystem;
 namespace {
 
@@ -86,4 +85,4 @@ void PrepareFreshOutput(const std::string& out, bool overwrite) {
   if (fs::is_directory(samples, ec) && fs::is_empty(samples, ec)) fs::remove(samples, ec);
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -1,4 +1,4 @@
-#include "carousel/cli/thread_ranks.hpp"
+#include "carousel/driver/thread_ranks.hpp"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "carousel/cli/model_registry.hpp"
-#include "carousel/cli/several_chains.hpp"
+#include "carousel/driver/several_chains.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 // Sets or unsets CAROUSEL_RANKS for one test, restoring what was there.
@@ -40,7 +40,7 @@ class RanksVariable {
 // The ranks a command line of mf (or lda, whose ranks share their work among threads)
 // starts without a launcher.
 int Ranks(const std::vector<std::string>& args, bool threads_within_rank = false) {
-  return ThreadRanksOf(*FindModelCommand(threads_within_rank ? "lda" : "mf"), args);
+  return ThreadRanksOf(*cli::FindModelCommand(threads_within_rank ? "lda" : "mf"), args);
 }
 
 int Cpus() {
@@ -171,4 +171,4 @@ TEST(ThreadRanks, BadEnvironmentIsAUsageError) {
 }
 
 }  // namespace
-}  // namespace carousel::cli
+}  // namespace carousel::driver

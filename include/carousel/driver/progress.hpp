@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 class Progress {
  public:
@@ -26,4 +26,4 @@ class Progress {
   bool dirty_line_ = false;
 };
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
-namespace carousel::cli {
+namespace carousel::driver {
+
+// The name of a fresh run's configuration in --out (cli/run_config.hpp).
+inline constexpr const char* kRunConfigFile = "config.toml";
 
 // The top-level files any sampling command writes into --out (checkpoints/ aside).
 const std::vector<std::string>& RunOutputFiles();
@@ -19,4 +22,4 @@ const std::vector<std::string>& RunOutputFiles();
 // UsageError("--out", ...) naming what is there, OutputError if a file cannot be deleted.
 void PrepareFreshOutput(const std::string& out, bool overwrite);
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -1,4 +1,4 @@
-#include "carousel/cli/thread_ranks.hpp"
+#include "carousel/driver/thread_ranks.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <optional>
 
-#include "carousel/cli/commands.hpp"
-#include "carousel/cli/several_chains.hpp"
+#include "carousel/driver/model_command.hpp"
+#include "carousel/driver/several_chains.hpp"
 #include "carousel/model/bpmf/mf_defaults.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 constexpr const char* kVariable = "CAROUSEL_RANKS";
@@ -136,4 +136,4 @@ void CheckNoThreadRanksUnderLauncher() {
                                       "chooses the ranks (unset it, or run without mpirun)");
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -1,11 +1,11 @@
-#include "carousel/cli/progress.hpp"
+#include "carousel/driver/progress.hpp"
 
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 
-namespace carousel::cli {
+namespace carousel::driver {
 
 Progress::Progress(std::uint64_t first_iteration, std::uint64_t total, bool enabled)
     : first_(first_iteration), total_(total), enabled_(enabled), live_(isatty(2) == 1) {}
@@ -52,4 +52,4 @@ void Progress::Finish() {
   dirty_line_ = false;
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

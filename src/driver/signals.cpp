@@ -1,9 +1,13 @@
-#include "carousel/cli/signals.hpp"
+#include "carousel/driver/signals.hpp"
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 
-namespace carousel::cli {
+#include "carousel/driver/resume.hpp"
+#include "carousel/util/error.hpp"
+
+namespace carousel::driver {
 namespace {
 
 // Atomics rather than volatile sig_atomic_t: ranks that are threads (thread_ranks.hpp) read
@@ -61,4 +65,15 @@ const char* StopSignalName() {
   }
 }
 
-}  // namespace carousel::cli
+int StoppedBySignal(int rank, std::uint64_t iteration, const std::string& command,
+                    const std::string& out) {
+  if (rank == 0)
+    std::fprintf(stderr,
+                 "carousel: stopped by %s at iteration %llu; checkpoint in %s; continue with: "
+                 "carousel %s --resume %s\n",
+                 StopSignalName(), static_cast<unsigned long long>(iteration),
+                 CheckpointDir(out).c_str(), command.c_str(), out.c_str());
+  return static_cast<int>(ExitCode::kInterrupted);
+}
+
+}  // namespace carousel::driver

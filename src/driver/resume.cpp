@@ -1,4 +1,4 @@
-#include "carousel/cli/resume.hpp"
+#include "carousel/driver/resume.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include "carousel/io/checkpoint_file.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 // What may be given with --resume: how far the run goes and how it reports.
@@ -104,4 +104,4 @@ std::string ReadNewestIntactCheckpoint(const std::string& dir, bool warn) {
   throw *newest_problem;
 }
 
-}  // namespace carousel::cli
+}  // namespace carousel::driver

@@ -1,20 +1,20 @@
-// The command line of a resumed run (cli/resume.hpp): which options are taken, which are
+// The command line of a resumed run (driver/resume.hpp): which options are taken, which are
 // refused, and what the stored line becomes.
-#include "carousel/cli/resume.hpp"
+#include "carousel/driver/resume.hpp"
 
 #include <gtest/gtest.h>
 
 #include "carousel/cli/commands.hpp"
 #include "carousel/util/error.hpp"
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 using Args = std::vector<std::string>;
 
 // The options a command line gives mf, as its parser reads them.
 OptionList Given(const Args& args) {
-  return MfGivenOptions(args);
+  return cli::MfGivenOptions(args);
 }
 
 TEST(CheckOptionsAllowedOnResume, TakesHowFarAndHowItReports) {
@@ -77,4 +77,4 @@ TEST(ResumedArgs, KeepsTheStoredIterationsWhenNoneAreGiven) {
 }
 
 }  // namespace
-}  // namespace carousel::cli
+}  // namespace carousel::driver

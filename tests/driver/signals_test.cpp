@@ -1,4 +1,4 @@
-#include "carousel/cli/signals.hpp"
+#include "carousel/driver/signals.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace carousel::cli {
+namespace carousel::driver {
 namespace {
 
 // Ctrl-C asks for a checkpoint and a clean stop, as SIGTERM does; a second Ctrl-C, for a user
@@ -40,4 +40,4 @@ TEST(SignalsDeathTest, OneCtrlCAsksForACheckpointAndAStop) {
 }
 
 }  // namespace
-}  // namespace carousel::cli
+}  // namespace carousel::driver
