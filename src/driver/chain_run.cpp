@@ -57,7 +57,7 @@ ChainOutcome RunChain(Communicator& comm, TileEngine& engine, const ChainRunOpti
   const auto start = std::chrono::steady_clock::now();
   ChainOutcome outcome;
   {
-    const SamplingMallocPolicy reuse_freed_blocks;  // no page-fault churn per iteration
+    const ReuseFreedBlocks reuse_freed_blocks;  // no page-fault churn per iteration
     outcome.finished = engine.Run(callbacks);
   }
   // The trace and draws as they stand at the end, whatever the 5-second cadence skipped.

@@ -19,12 +19,12 @@ void ReturnLargeBlocksWhenFreed() {
   mallopt(M_TRIM_THRESHOLD, kDefaultTrimThreshold);
 }
 
-SamplingMallocPolicy::SamplingMallocPolicy() {
+ReuseFreedBlocks::ReuseFreedBlocks() {
   mallopt(M_MMAP_THRESHOLD, kSamplingMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, kSamplingTrimThreshold);
 }
 
-SamplingMallocPolicy::~SamplingMallocPolicy() {
+ReuseFreedBlocks::~ReuseFreedBlocks() {
   ReturnLargeBlocksWhenFreed();
   malloc_trim(0);
 }

@@ -36,6 +36,7 @@
 #include "carousel/engine/tile_engine.hpp"
 #include "carousel/io/text_output.hpp"
 #include "carousel/model/model_spec.hpp"
+#include "carousel/util/malloc_policy.hpp"
 
 namespace carousel::cli {
 
@@ -184,8 +185,12 @@ int RunModelCommand(Communicator& comm, const std::vector<std::string>& args) {
   if constexpr (Spec::kItemsHeld != nullptr)
     stats = GatherRankStats(comm, outcome.sampling, Spec::ItemsHeld(model, data), load,
                             model.footprint());
-  const std::string closing =
-      Spec::Finish(comm, options, data, model, RunEnd{comments, outcome, load, *chain.engine});
+  std::string closing;
+  {
+    const ReuseFreedBlocks reuse_freed_blocks;  // the outputs' slices reuse their buffers
+    closing =
+        Spec::Finish(comm, options, data, model, RunEnd{comments, outcome, load, *chain.engine});
+  }
   if (comm.rank() == 0) std::fputs(closing.c_str(), stdout);
   if (comm.rank() == 0 && !stats.empty())
     std::fputs(RankStatsText(stats, Spec::kItemsHeld).c_str(), stdout);

@@ -31,6 +31,15 @@ class ByteWriter {
   void PutBytes(const std::string& bytes) { PutArray(bytes.data(), bytes.size()); }
   std::string Take() { return std::move(bytes_); }
 
+  // The bytes PutArray writes for `count` elements of type T.
+  template <typename T>
+  static constexpr std::size_t ArrayBytes(std::size_t count) {
+    return sizeof(std::uint64_t) + count * sizeof(T);
+  }
+  // Room for `bytes` in all: a writer whose size is known takes its buffer once, instead of
+  // doubling it (a copy each time, and past glibc's mmap threshold fresh pages to fault in).
+  void Reserve(std::size_t bytes) { bytes_.reserve(bytes); }
+
  private:
   void PutRaw(const void* data, std::size_t size) {
     if (size == 0) return;  // an empty block's data() may be null, which memcpy must not see

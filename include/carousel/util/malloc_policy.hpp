@@ -9,7 +9,9 @@
 // (the column blocks in flight, their receive buffers, evaluation copies). Returned to the
 // system each time, every one of their pages faults in again, zero-filled: on KOS at two
 // ranks that was 383,000 page faults in 100 iterations and about 15% of the sampling time.
-// SamplingMallocPolicy keeps freed blocks in the heap for reuse while it lives.
+// So do a finished run's outputs, gathered slice by slice (16 MiB of sums each, allocated
+// and freed per slice). ReuseFreedBlocks keeps freed blocks in the heap for reuse while it
+// lives.
 #pragma once
 
 namespace carousel {
@@ -19,12 +21,12 @@ void ReturnLargeBlocksWhenFreed();
 
 // Scoped: freed blocks up to 32 MiB stay in the heap for reuse; on destruction the policy
 // above comes back and the heap's unused top goes back to the system.
-class SamplingMallocPolicy {
+class ReuseFreedBlocks {
  public:
-  SamplingMallocPolicy();
-  ~SamplingMallocPolicy();
-  SamplingMallocPolicy(const SamplingMallocPolicy&) = delete;
-  SamplingMallocPolicy& operator=(const SamplingMallocPolicy&) = delete;
+  ReuseFreedBlocks();
+  ~ReuseFreedBlocks();
+  ReuseFreedBlocks(const ReuseFreedBlocks&) = delete;
+  ReuseFreedBlocks& operator=(const ReuseFreedBlocks&) = delete;
 };
 
 }  // namespace carousel

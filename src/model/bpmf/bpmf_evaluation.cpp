@@ -191,7 +191,7 @@ MfPosterior BpmfModel::Impl::Posterior() {
 }
 
 std::optional<Error> BpmfModel::Impl::GatherUserSlices(
-    std::uint32_t rows_per_slice,
+    std::uint32_t rows_per_slice, std::size_t packed_row_bytes,
     const std::function<void(ByteWriter&, const BpmfRowBlock&, Eigen::Index)>& pack,
     const std::function<void(std::uint32_t, std::uint32_t, const std::vector<std::string>&)>&
         unpack) {
@@ -216,6 +216,8 @@ std::optional<Error> BpmfModel::Impl::GatherUserSlices(
     std::vector<std::uint32_t> rows;
     const std::size_t begin = next;
     for (; next < held.size() && held[next].row < end; ++next) rows.push_back(held[next].row);
+    out.Reserve(ByteWriter::ArrayBytes<std::uint32_t>(rows.size()) +
+                rows.size() * packed_row_bytes);
     out.PutVector(rows);
     for (std::size_t k = begin; k < next; ++k) pack(out, rows_[held[k].block], held[k].local);
     const std::vector<std::string> parts = comm_->GatherToRoot(out.Take());
@@ -269,7 +271,10 @@ void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&
     MeanVar(n, sum, sum_sq, users.mean, users.var);
     consume(users);
   };
-  const std::optional<Error> failure = GatherUserSlices(slice, pack, unpack);
+  const std::size_t w = static_cast<std::size_t>(width);
+  const std::size_t packed =
+      2 * ByteWriter::ArrayBytes<double>(w) + ByteWriter::ArrayBytes<float>(w);
+  const std::optional<Error> failure = GatherUserSlices(slice, packed, pack, unpack);
   RunCollectively(*comm_, [&] {
     if (failure) throw *failure;
   });

@@ -148,12 +148,12 @@ struct BpmfModel::Impl {
                         std::uint32_t rows_per_slice);
   // Collective: the users in global order, in slices [first, end) of `rows_per_slice`. For
   // each slice every rank writes the ascending list of the rows it holds there and then,
-  // for each, what `pack` adds (its row block and local row); rank 0 gets every rank's
-  // part, in rank order, in `unpack`. The first Error `unpack` throws is returned (rank 0;
-  // no later slice is unpacked) once every slice has been gathered, so that the ranks stay
-  // in step: the caller raises it collectively.
+  // for each, what `pack` adds (its row block and local row), `packed_row_bytes` bytes;
+  // rank 0 gets every rank's part, in rank order, in `unpack`. The first Error `unpack` throws is
+  // returned (rank 0; no later slice is unpacked) once every slice has been gathered, so that the
+  // ranks stay in step: the caller raises it collectively.
   std::optional<Error> GatherUserSlices(
-      std::uint32_t rows_per_slice,
+      std::uint32_t rows_per_slice, std::size_t packed_row_bytes,
       const std::function<void(ByteWriter&, const BpmfRowBlock&, Eigen::Index)>& pack,
       const std::function<void(std::uint32_t first, std::uint32_t end,
                                const std::vector<std::string>& parts)>& unpack);

@@ -48,7 +48,9 @@ void BpmfModel::Impl::TakeSample(std::uint64_t iteration, const Matrix& h) {
     }
     sink->Users(first, rows);
   };
-  if (std::optional<Error> gathered = GatherUserSlices(slice, pack, unpack); gathered && !failure)
+  if (std::optional<Error> gathered = GatherUserSlices(
+          slice, ByteWriter::ArrayBytes<float>(static_cast<std::size_t>(width)), pack, unpack);
+      gathered && !failure)
     failure = std::move(gathered);
   guarded([&] { sink->Finish(); });
   RunCollectively(*comm_, [&] {
