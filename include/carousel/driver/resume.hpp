@@ -21,7 +21,8 @@ namespace carousel::driver {
 void CheckOptionsAllowedOnResume(const OptionList& given);
 
 // What a checkpoint keeps of its run: the command ("mf", "lda") and its options as a command
-// line (RunBasics::CheckpointArgs; earlier versions kept the command line as given).
+// line (cli/run_config.hpp, RunConfig::CheckpointArgs; earlier versions kept the command line
+// as given).
 // Stored '\0'-separated as "carousel <command>", then the arguments.
 struct RunRecord {
   std::string command;  // empty in checkpoints of versions that did not store it
