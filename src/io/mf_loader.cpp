@@ -208,14 +208,21 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
       static_cast<std::size_t>(ranks.blocks_per_rank()) * b * TileShare::kPartsPerTile;
   std::vector<std::vector<std::uint64_t>> counts(static_cast<std::size_t>(comm.size()),
                                                  std::vector<std::uint64_t>(parts, 0));
+  // And the ratings of each piece for each rank, so that a round's sends take their
+  // buffers once, at their size: grown by doubling, they were copied at each step, and
+  // each new block's pages faulted in (under the loading policy, util/malloc_policy.hpp).
+  std::vector<std::vector<std::size_t>> piece_sends(
+      ratings.pieces(), std::vector<std::size_t>(static_cast<std::size_t>(comm.size()), 0));
   TileShare at;  // the share of the rank a rating goes to, for its part index
-  ratings.ForEach([&](std::int64_t user, std::int64_t item, float& value) {
-    if (std::isnan(value)) return;
-    std::uint32_t row = 0, col = 0;
-    const int dest = destination(user, item, &row, &col);
-    at.first_row_block = ranks.FirstRowBlock(dest);
-    counts[static_cast<std::size_t>(dest)][at.PartOf(grid, row, col)]++;
-  });
+  for (std::size_t piece = 0; piece < ratings.pieces(); ++piece)
+    ratings.ForEachIn(piece, [&](std::int64_t user, std::int64_t item, float& value) {
+      if (std::isnan(value)) return;
+      std::uint32_t row = 0, col = 0;
+      const int dest = destination(user, item, &row, &col);
+      at.first_row_block = ranks.FirstRowBlock(dest);
+      counts[static_cast<std::size_t>(dest)][at.PartOf(grid, row, col)]++;
+      piece_sends[piece][static_cast<std::size_t>(dest)]++;
+    });
   std::vector<std::string> count_bytes;
   for (const auto& c : counts) count_bytes.push_back(PodBytes(c));
   std::vector<std::uint64_t> mine(parts, 0);
@@ -230,6 +237,7 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
   for (std::size_t round = 0; round < place.max_pieces; ++round) {
     std::vector<std::vector<TileEntry>> sends(static_cast<std::size_t>(comm.size()));
     if (round < ratings.pieces()) {
+      for (std::size_t d = 0; d < sends.size(); ++d) sends[d].reserve(piece_sends[round][d]);
       ratings.ForEachIn(round, [&](std::int64_t user, std::int64_t item, float& value) {
         if (std::isnan(value)) return;
         std::uint32_t row = 0, col = 0;
@@ -246,12 +254,13 @@ TileShare ShareOut(Communicator& comm, ParsedRatings& ratings, const RangePlace&
       bytes.push_back(PodBytes(s));
       std::vector<TileEntry>().swap(s);
     }
-    std::vector<TileEntry> received;
-    for (const std::string& part : AllToAll(comm, std::move(bytes))) {
-      received.clear();
-      AppendPods(part, received);
-      for (const TileEntry& e : received) share.parts[e.part].push_back(e.rating);
-    }
+    for (const std::string& part : AllToAll(comm, std::move(bytes)))
+      for (std::size_t at_byte = 0; at_byte + sizeof(TileEntry) <= part.size();
+           at_byte += sizeof(TileEntry)) {
+        TileEntry e;  // read in place, not copied into a vector of entries first
+        std::memcpy(&e, part.data() + at_byte, sizeof e);
+        share.parts[e.part].push_back(e.rating);
+      }
   }
   return share;
 }
