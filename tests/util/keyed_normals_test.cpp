@@ -1,6 +1,7 @@
 // The block noise generator of the SG-MCMC steps (keyed_normals.hpp).
 #include "carousel/util/keyed_normals.hpp"
 
+#include <Random123/philox.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -72,6 +73,65 @@ TEST(KeyedNormals, KeyedByRowId) {
   EXPECT_NE(other[0], z_b[0]);
   FillKeyedNormals(5, Purpose::kNoiseRow, 78, b.data(), 1, 33, other);
   EXPECT_NE(other[0], z_b[0]);
+}
+
+// The fill as it was first written: Random123's Philox one block at a time, each 64-bit word
+// giving a pair's u1 (low half) and u2 (high half), and the same Box-Muller in Eigen.
+Eigen::ArrayXf ReferenceFill(std::uint64_t seed, Purpose purpose, std::uint64_t iteration,
+                             const std::vector<std::uint32_t>& ids, Eigen::Index cols) {
+  using Philox = r123::Philox4x64;
+  const auto rows = static_cast<Eigen::Index>(ids.size());
+  const Eigen::Index pairs = (cols + 1) / 2;
+  Eigen::ArrayXf u1(rows * pairs), u2(rows * pairs);
+  const Philox::key_type key = {{seed, static_cast<std::uint64_t>(purpose)}};
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    for (Eigen::Index p = 0; p < pairs; ++p) {
+      const Philox::ctr_type ctr = {
+          {ids[static_cast<std::size_t>(r)], iteration, static_cast<std::uint64_t>(p / 4), 1}};
+      const std::uint64_t word = Philox()(ctr, key).v[p % 4];
+      const auto uniform = [](std::uint32_t half) {
+        return (static_cast<float>(half >> 8) + 0.5f) * 0x1.0p-24f;
+      };
+      u1[r * pairs + p] = uniform(static_cast<std::uint32_t>(word));
+      u2[r * pairs + p] = uniform(static_cast<std::uint32_t>(word >> 32));
+    }
+  }
+  const Eigen::ArrayXf radius = (-2.0f * u1.log()).sqrt();
+  const Eigen::ArrayXf angle = 6.2831853f * u2;
+  const Eigen::ArrayXf z0 = radius * angle.cos(), z1 = radius * angle.sin();
+  Eigen::ArrayXf out(rows * cols);
+  for (Eigen::Index r = 0; r < rows; ++r)
+    for (Eigen::Index c = 0; c < cols; ++c)
+      out[r * cols + c] = c % 2 == 0 ? z0[r * pairs + c / 2] : z1[r * pairs + c / 2];
+  return out;
+}
+
+// The fill computes Philox eight (row, block) counters at a time where AVX-512 is there: its
+// numbers are Random123's, bit for bit, whatever the rows, the columns (blocks of a row that
+// leave lanes over) and the key words' high bits.
+TEST(KeyedNormals, PhiloxWordsMatchRandom123) {
+  const std::vector<std::uint32_t> ids = {0u, 1u,          17u, 4294967295u, 123456789u, 42u,
+                                          7u, 2147483648u, 99u, 3u,          65536u};
+  const std::uint64_t seed = 0xfedcba9876543210ULL, iteration = (1ULL << 40) + 77;
+  int compared = 0;
+  for (std::size_t rows : {1, 3, 8, 11})
+    for (Eigen::Index cols : {1, 2, 5, 8, 9, 33, 51}) {
+      const std::vector<std::uint32_t> some(ids.begin(), ids.begin() + rows);
+      Eigen::ArrayXf z;
+      FillKeyedNormals(seed, Purpose::kNoiseRow, iteration, some.data(),
+                       static_cast<Eigen::Index>(rows), cols, z);
+      const Eigen::ArrayXf want = ReferenceFill(seed, Purpose::kNoiseRow, iteration, some, cols);
+      ASSERT_EQ(z.size(), want.size());
+      for (Eigen::Index i = 0; i < z.size(); ++i, ++compared)
+        ASSERT_EQ(z[i], want[i]) << rows << " rows, " << cols << " columns, entry " << i;
+    }
+  EXPECT_GT(compared, 2000);
+  // The comparison sees a changed key: a fill under another iteration differs.
+  Eigen::ArrayXf other;
+  FillKeyedNormals(seed, Purpose::kNoiseRow, iteration + 1, ids.data(), 8, 33, other);
+  const Eigen::ArrayXf want =
+      ReferenceFill(seed, Purpose::kNoiseRow, iteration, {ids.begin(), ids.begin() + 8}, 33);
+  EXPECT_FALSE((other == want).all());
 }
 
 }  // namespace
