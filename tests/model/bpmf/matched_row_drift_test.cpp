@@ -113,6 +113,114 @@ TEST(MatchedRowDrift, ASinkWithOtherCountsIsSeen) {
                         static_cast<std::size_t>(called.theta.size())));
 }
 
+// A tile of `rows` rows (every fifth without ratings) over `cols` columns, 1 to 7 ratings a row.
+TileRatings RandomTile(std::uint32_t rows, std::uint32_t cols, std::mt19937& rng) {
+  TileRatings tile;
+  tile.row_start.push_back(0);
+  std::uniform_int_distribution<std::uint32_t> col(0, cols - 1);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint32_t ratings = r % 5 == 0 ? 0 : 1 + r % 7;
+    for (std::uint32_t i = 0; i < ratings; ++i) {
+      tile.col.push_back(col(rng));
+      tile.value.push_back(static_cast<float>(1 + (r + i) % 5));
+    }
+    tile.row_start.push_back(static_cast<std::uint32_t>(tile.col.size()));
+  }
+  tile.FindRowsAndColumnsWithData(cols);
+  return tile;
+}
+
+// What `carousel mf` does at a tile where rows sit out with deferred noise: the gradient pass
+// hands each row's gradient to the sink as soon as the row's ratings are summed. It must give
+// the bits of the plain pass followed by DriftRow on every row with data: the rows, the metric's moment sums, the clocks, H's gradient and the SSE. At
+// K = 32 with a bias (five vectors, the last holding one float), K = 10 with a bias and K = 16
+// without (two whole vectors).
+TEST(MatchedRowDrift, GradientPassWithTheSinkDriftsAsDriftRowBitForBit) {
+  const Sgrld sampler(std::make_shared<ExpectedFisherMetric>(), /*ou=*/true);
+  for (const BpmfShape shape : {BpmfShape{32, true}, BpmfShape{10, true}, BpmfShape{16, false}}) {
+    SCOPED_TRACE("K = " + std::to_string(shape.rank) + (shape.bias ? " with a bias" : ""));
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_real_distribution<float> positive(0.1f, 3.0f);
+    const std::uint32_t rows = 61, cols = 23;
+    const int width = shape.width();
+    const TileRatings tile = RandomTile(rows, cols, rng);
+    Matrix w(rows, width), h(cols, width);
+    for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = 0.3f * normal(rng);
+    for (Eigen::Index i = 0; i < h.size(); ++i) h.data()[i] = 0.3f * normal(rng);
+    Eigen::VectorXf prior(width), information(width), counts(rows);
+    for (int c = 0; c < width; ++c) {
+      prior[c] = positive(rng);
+      information[c] = 0.05f * positive(rng);
+    }
+    for (std::uint32_t r = 0; r < rows; ++r) counts[r] = static_cast<float>(1 + r * 7 % 90);
+    const Subsample all = Subsample::For(1.0, 1, 0, 0);
+    const auto run = [&](bool fused, double step, BlockState& block, std::vector<double>& moment,
+                         Matrix& lik_h) {
+      Matrix lik_w = Matrix::Zero(rows, width);
+      lik_h.setZero(cols, width);
+      const BlockGradient gradient{lik_w, 12.5, 4000.0, prior, &counts, nullptr, &information};
+      if (!fused) {
+        const TileGradientResult result =
+            AccumulateTileGradient(tile, block.theta, h, shape, 3.5f, 1.3f, all, lik_w, lik_h);
+        for (std::uint32_t r : tile.rows_with_data)
+          sampler.DriftRow(block, gradient, step, r, lik_w.row(r).data(), moment.data());
+        return result.sse;
+      }
+      RowDriftSink sink(sampler, block, gradient, step, moment.data());
+      const TileGradientResult result = AccumulateTileGradient(
+          tile, block.theta, h, shape, 3.5f, 1.3f, all, lik_w, lik_h, nullptr, &sink);
+      EXPECT_TRUE(sink.finite());
+      return result.sse;
+    };
+    BlockState plain{w, {}}, fused{w, {}}, other{w, {}};
+    for (BlockState* b : {&plain, &fused, &other}) b->row_clock.assign(rows, 3);
+    std::vector<double> plain_moment(width + 1, 0.25), fused_moment = plain_moment,
+                                                       other_moment = plain_moment;
+    Matrix plain_h, fused_h, other_h;
+    const double plain_sse = run(false, kStep, plain, plain_moment, plain_h);
+    EXPECT_EQ(run(true, kStep, fused, fused_moment, fused_h), plain_sse);
+    EXPECT_TRUE(SameBits(plain.theta.data(), fused.theta.data(),
+                         static_cast<std::size_t>(plain.theta.size())));
+    EXPECT_EQ(std::memcmp(plain_moment.data(), fused_moment.data(), width * sizeof(double)), 0);
+    EXPECT_EQ(plain_moment[width], 0.25) << "the count entry is not the drift's";
+    EXPECT_EQ(plain.row_clock, fused.row_clock);
+    EXPECT_TRUE(SameBits(plain_h.data(), fused_h.data(), static_cast<std::size_t>(h.size())));
+    // Control: the comparison sees a drift of another step, in the rows and in the moments.
+    run(true, 1.01 * kStep, other, other_moment, other_h);
+    EXPECT_FALSE(SameBits(plain.theta.data(), other.theta.data(),
+                          static_cast<std::size_t>(plain.theta.size())));
+    EXPECT_NE(std::memcmp(plain_moment.data(), other_moment.data(), width * sizeof(double)), 0);
+  }
+}
+
+// A row that overflows in the gradient pass's drift is reported.
+TEST(MatchedRowDrift, GradientPassWithTheSinkReportsARowThatOverflows) {
+  const Sgrld sampler(std::make_shared<ExpectedFisherMetric>(), /*ou=*/true);
+  std::mt19937 rng(6);
+  const BpmfShape shape{32, true};
+  const TileRatings tile = RandomTile(12, 9, rng);
+  Matrix w = Matrix::Constant(12, shape.width(), 0.1f),
+         h = Matrix::Constant(9, shape.width(), 0.1f);
+  const Eigen::VectorXf prior = Eigen::VectorXf::Constant(shape.width(), 1.0f);
+  const Eigen::VectorXf information = Eigen::VectorXf::Constant(shape.width(), 0.01f);
+  const Eigen::VectorXf counts = Eigen::VectorXf::Constant(12, 3.0f);
+  Matrix lik_w, lik_h = Matrix::Zero(9, shape.width());
+  const auto finite_after = [&](float rating) {
+    TileRatings t = tile;
+    std::fill(t.value.begin(), t.value.end(), rating);
+    BlockState block{w, {}};
+    block.row_clock.assign(12, 0);
+    const BlockGradient gradient{lik_w, 1e30, 1.0, prior, &counts, nullptr, &information};
+    RowDriftSink sink(sampler, block, gradient, kStep, nullptr);
+    AccumulateTileGradient(t, block.theta, h, shape, 0.0f, 1.0f, Subsample::For(1.0, 1, 0, 0),
+                           lik_w, lik_h, nullptr, &sink);
+    return sink.finite();
+  };
+  EXPECT_TRUE(finite_after(0.0f));  // residuals near zero: scale 1e30 times ~0.01 stays finite
+  EXPECT_FALSE(finite_after(1e10f));
+}
+
 TEST(MatchedRowDrift, OnlyTheMatchedFormGetsTerms) {
   const Fixture f;
   const BlockGradient gradient = f.Gradient(&f.counts);
