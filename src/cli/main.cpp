@@ -150,6 +150,7 @@ int RunLocal(int (*command)(const std::vector<std::string>&),
 }  // namespace
 
 int main(int argc, char** argv) {
+  carousel::RestartWithHugePages(argv);  // returns where the tunable is set (malloc_policy.hpp)
   // Input is read first: large freed blocks go back to the system (util/malloc_policy.hpp;
   // RunChain keeps them for reuse while sampling).
   carousel::ReturnLargeBlocksWhenFreed();

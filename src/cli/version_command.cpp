@@ -11,6 +11,7 @@
 #include "carousel/cli/commands.hpp"
 #include "carousel/cli/version_text.hpp"
 #include "carousel/comm/communicator.hpp"
+#include "carousel/util/malloc_policy.hpp"
 #include "carousel/version.hpp"
 
 namespace carousel::cli {
@@ -23,13 +24,14 @@ std::string VersionText() {
   text += std::string("flags: ") + build::kCompileFlags + "\n";
   text += std::string("native: ") + (build::kNative ? "on (-march=native)" : "off") + "\n";
   text += "MPI library: " + MpiLibraryVersion() + "\n";
+  text += "huge pages: " + HugePagesText() + "\n";
   return text;
 }
 
 int RunVersionCommand(const std::vector<std::string>& args) {
   CLI::App app{
       "carousel version: the version, git commit, compiler, build type, compile flags and MPI "
-      "library of this binary",
+      "library of this binary, and whether it asked for huge pages",
       "carousel version"};
   SetUpCommandApp(app);
   ParseOrThrow(app, args, "carousel version");

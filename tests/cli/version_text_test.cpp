@@ -26,7 +26,7 @@ TEST(VersionText, VersionLineThenEveryFieldOnce) {
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0], std::string("carousel ") + kVersion);
   for (const std::string key :
-       {"commit", "compiler", "build type", "flags", "native", "MPI library"}) {
+       {"commit", "compiler", "build type", "flags", "native", "MPI library", "huge pages"}) {
     int found = 0;
     for (const std::string& line : lines) {
       if (line.rfind(key + ": ", 0) != 0) continue;

@@ -2,8 +2,9 @@
 # The texts help2man and the bash completion read, and `carousel version`:
 #   carousel --help       exit 0, a "Usage: carousel" synopsis, the commands;
 #   carousel --version    exactly "carousel X.Y.Z";
-#   carousel version      that line, then commit, compiler, build type, flags, native and
-#                         MPI library, each present and not empty; no MPI job needed;
+#   carousel version      that line, then commit, compiler, build type, flags, native,
+#                         MPI library and huge pages, each present and not empty; no MPI
+#                         job needed; huge pages requested unless GLIBC_TUNABLES opts out;
 #   carousel version --help / with a stray argument: help (0) / usage error (2);
 #   the man page, when the build made one (help2man found): synopsis and commands.
 #
@@ -57,6 +58,20 @@ if git -C "$CAROUSEL_SOURCE_DIR" rev-parse --show-toplevel >/dev/null 2>&1; then
     fail "commit '$commit' from a git checkout"
 fi
 ok "carousel version:"$'\n'"$report"
+
+# Huge pages: carousel restarts itself with glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES
+# (util/malloc_policy.hpp), keeping the tunables it was given; a given hugetlb is left alone.
+# Control: run with the opt-out, the same report says "not requested".
+pages=$(field "huge pages")
+[[ $pages == "requested (GLIBC_TUNABLES=glibc.malloc.hugetlb=1; "* ]] ||
+  fail "huge pages: '$pages', expected requested with glibc.malloc.hugetlb=1"
+kept=$(GLIBC_TUNABLES=glibc.malloc.check=0 "$CAROUSEL_BIN" version | sed -n 's/^huge pages: //p')
+[[ $kept == "requested (GLIBC_TUNABLES=glibc.malloc.check=0:glibc.malloc.hugetlb=1; "* ]] ||
+  fail "with another tunable given, huge pages: '$kept'"
+off=$(GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$CAROUSEL_BIN" version | sed -n 's/^huge pages: //p')
+[[ $off == "not requested (GLIBC_TUNABLES=glibc.malloc.hugetlb=0; "* ]] ||
+  fail "with glibc.malloc.hugetlb=0 given, huge pages: '$off'"
+ok "huge pages: $pages; another tunable kept: $kept; opted out: $off"
 
 vhelp=$("$CAROUSEL_BIN" version --help) || fail "carousel version --help exited with an error"
 grep -qF "Usage: carousel version" <<<"$vhelp" || fail "carousel version --help: $vhelp"
