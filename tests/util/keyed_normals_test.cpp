@@ -106,9 +106,9 @@ Eigen::ArrayXf ReferenceFill(std::uint64_t seed, Purpose purpose, std::uint64_t 
   return out;
 }
 
-// The fill computes Philox eight (row, block) counters at a time where AVX-512 is there: its
-// numbers are Random123's, bit for bit, whatever the rows, the columns (blocks of a row that
-// leave lanes over) and the key words' high bits.
+// The fill computes Philox 32 or 8 (row, block) counters at a time where AVX-512 is there,
+// the rest one by one: its numbers are Random123's, bit for bit, whatever the rows, the
+// columns (blocks of a row that leave lanes over) and the key words' high bits.
 TEST(KeyedNormals, PhiloxWordsMatchRandom123) {
   const std::vector<std::uint32_t> ids = {0u, 1u,          17u, 4294967295u, 123456789u, 42u,
                                           7u, 2147483648u, 99u, 3u,          65536u};
