@@ -22,16 +22,32 @@ TEST(KeyedRng, EveryKeyPartMatters) {
 }
 
 // FillUniform hands out the numbers of uniform(), in order, wherever in a block it starts
-// and however many it takes; a stream used both ways stays on one sequence.
+// and however many it takes; a stream used both ways stays on one sequence. The sizes reach
+// fills of 8 and of 32 whole blocks and more (util/philox_lanes.hpp's vector paths).
 TEST(KeyedRng, FillUniformContinuesTheStream) {
   KeyedStream one_by_one(9, Purpose::kGibbs, 42, 3), filled(9, Purpose::kGibbs, 42, 3);
   std::vector<double> buffer;
-  for (std::size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 0, 16, 1, 30}) {
+  for (std::size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 0, 16, 1, 30, 33, 131, 600, 2}) {
     buffer.assign(n, -1.0);
     filled.FillUniform(buffer.data(), n);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buffer[i], one_by_one.uniform()) << n << " " << i;
     ASSERT_EQ(filled.bits(), one_by_one.bits());  // and single draws continue after it
   }
+}
+
+// FillBits likewise hands out the numbers of bits(), from a stream whose id and iteration
+// use their high bits.
+TEST(KeyedRng, FillBitsContinuesTheStream) {
+  const std::uint64_t id = 0xffffffffffULL, iteration = (1ULL << 50) + 3;
+  KeyedStream one_by_one(~0ULL, Purpose::kGibbs, id, iteration),
+      filled(~0ULL, Purpose::kGibbs, id, iteration);
+  std::vector<std::uint64_t> buffer;
+  for (std::size_t n : {3, 40, 129, 1, 600, 31, 0, 64}) {
+    buffer.assign(n, 0);
+    filled.FillBits(buffer.data(), n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buffer[i], one_by_one.bits()) << n << " " << i;
+  }
+  ASSERT_EQ(filled.bits(), one_by_one.bits());
 }
 
 // Moments of n draws against their exact values, within 5 standard errors.

@@ -90,34 +90,12 @@ class KeyedStream {
   // The next n uniforms of the stream: the numbers n calls of uniform() would return, in
   // their order. Why: a loop that takes one uniform per step (LDA's Gibbs sweep) otherwise
   // waits on Philox's ten dependent rounds every fourth step; drawn here ahead of it, the
-  // blocks do not depend on each other and their rounds overlap.
-  void FillUniform(double* out, std::size_t n) {
-    std::size_t i = 0;
-    while (i < n && used_ < 4) out[i++] = OpenUniform(block_[used_++]);
-    for (; i + 4 <= n; i += 4) {  // whole blocks, each used up as it is drawn
-      const Philox::ctr_type block = Philox()(ctr_, key_);
-      ctr_.v[2]++;
-      for (std::size_t l = 0; l < 4; ++l) out[i + l] = OpenUniform(block.v[l]);
-    }
-    if (i == n) return;
-    refill();  // and the first 1 to 3 of its numbers
-    for (used_ = 0; used_ < 4 && i < n; ++used_) out[i++] = OpenUniform(block_[used_]);
-  }
+  // blocks do not depend on each other and are computed together (util/philox_lanes.hpp).
+  void FillUniform(double* out, std::size_t n);
 
   // The next n numbers of the stream: what n calls of bits() would return, in their order
   // (drawn ahead as FillUniform draws).
-  void FillBits(std::uint64_t* out, std::size_t n) {
-    std::size_t i = 0;
-    while (i < n && used_ < 4) out[i++] = block_[used_++];
-    for (; i + 4 <= n; i += 4) {
-      const Philox::ctr_type block = Philox()(ctr_, key_);
-      ctr_.v[2]++;
-      for (std::size_t l = 0; l < 4; ++l) out[i + l] = block.v[l];
-    }
-    if (i == n) return;
-    refill();
-    for (used_ = 0; used_ < 4 && i < n; ++used_) out[i++] = block_[used_];
-  }
+  void FillBits(std::uint64_t* out, std::size_t n);
 
   // Standard normal by Box-Muller; the second value of each pair is kept.
   double normal() {
