@@ -150,12 +150,15 @@ int RunLocal(int (*command)(const std::vector<std::string>&),
 }  // namespace
 
 int main(int argc, char** argv) {
-  carousel::RestartWithHugePages(argv);  // returns where the tunable is set (malloc_policy.hpp)
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const carousel::cli::ModelCommand* model =
+      args.empty() ? nullptr : carousel::cli::FindModelCommand(args[0]);
+  // Returns where the tunable is set or the command declines (malloc_policy.hpp).
+  if (!model || model->huge_pages) carousel::RestartWithHugePages(argv);
   // Input is read first: large freed blocks go back to the system (util/malloc_policy.hpp;
   // RunChain keeps them for reuse while sampling).
   carousel::ReturnLargeBlocksWhenFreed();
   carousel::driver::InstallSignalHandlers();  // before MPI_Init, as Slurm may signal early
-  const std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage = Usage();
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     std::printf("%s", usage.c_str());
@@ -165,8 +168,7 @@ int main(int argc, char** argv) {
     std::printf("carousel %s\n", carousel::kVersion);
     return 0;
   }
-  if (const carousel::cli::ModelCommand* model = carousel::cli::FindModelCommand(args[0]))
-    return RunDistributed(*model, {args.begin() + 1, args.end()}, &argc, &argv);
+  if (model) return RunDistributed(*model, {args.begin() + 1, args.end()}, &argc, &argv);
   if (args[0] == "samplers") {
     std::printf("%s", carousel::cli::SamplersText().c_str());
     return 0;

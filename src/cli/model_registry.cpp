@@ -10,7 +10,7 @@ const std::vector<ModelCommand>& ModelCommands() {
       {"mf", "Bayesian matrix factorization (ratings) by distributed SG-MCMC", RunMfCommand,
        MfGivenOptions},
       {"lda", "latent Dirichlet allocation (topic models) by distributed SG-MCMC", RunLdaCommand,
-       LdaGivenOptions, true},
+       LdaGivenOptions, /*threads_within_rank=*/true, /*huge_pages=*/false},
       {"sam", "spherical admixture model (tf-idf topic model) by distributed geodesic SG-MCMC",
        RunSamCommand, SamGivenOptions},
       {"dpmix", "Dirichlet-process mixture of categorical data by distributed SG-MCMC",

@@ -73,6 +73,35 @@ off=$(GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$CAROUSEL_BIN" version | sed -n 's/
   fail "with glibc.malloc.hugetlb=0 given, huge pages: '$off'"
 ok "huge pages: $pages; another tunable kept: $kept; opted out: $off"
 
+# A model command restarts with the tunable unless it declines (ModelCommand::huge_pages):
+# mf does, lda does not. Read from the running process's environment; each run is stopped
+# once it has been seen.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$CAROUSEL_BIN" gen mf --users 300 --items 200 --ratings 20000 --out "$work/r.txt" >/dev/null
+"$CAROUSEL_BIN" gen lda --documents 300 --vocabulary 500 --topics 5 --out "$work/c.txt" >/dev/null
+# tunables_of COMMAND...: GLIBC_TUNABLES of the command's process once it has started its
+# run (its output directory exists), or "none".
+tunables_of() {
+  env -u GLIBC_TUNABLES CAROUSEL_RANKS=1 "$CAROUSEL_BIN" "$@" --iterations 1000000 --quiet \
+    --out "$work/run" >/dev/null 2>&1 &
+  local pid=$! seen=none
+  for _ in $(seq 100); do
+    [ -d "$work/run" ] && break
+    sleep 0.1
+  done
+  seen=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^GLIBC_TUNABLES=//p')
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$work/run"
+  echo "${seen:-none}"
+}
+mf_tunables=$(tunables_of mf --train "$work/r.txt" --rank 4)
+[[ $mf_tunables == glibc.malloc.hugetlb=1 ]] || fail "carousel mf runs with GLIBC_TUNABLES '$mf_tunables'"
+lda_tunables=$(tunables_of lda --corpus "$work/c.txt" --topics 5)
+[[ $lda_tunables == none ]] || fail "carousel lda runs with GLIBC_TUNABLES '$lda_tunables'"
+ok "carousel mf runs with GLIBC_TUNABLES=$mf_tunables; carousel lda with none"
+
 vhelp=$("$CAROUSEL_BIN" version --help) || fail "carousel version --help exited with an error"
 grep -qF "Usage: carousel version" <<<"$vhelp" || fail "carousel version --help: $vhelp"
 rc=0

@@ -28,6 +28,10 @@ struct ModelCommand {
   // The command shares a rank's work out among worker threads (lda --threads), so a run
   // started without a launcher is by default one rank on every CPU (driver/thread_ranks.hpp).
   bool threads_within_rank = false;
+  // The process asks glibc for transparent huge pages (util/malloc_policy.hpp). lda does not:
+  // its sweeps ran 4% slower on them at 2 ranks and 12% at 16 tiles on one rank, more than
+  // its faster load gives back (bench/README.md, "Huge pages").
+  bool huge_pages = true;
 };
 
 // The command of `commands` named `name`, or null.

@@ -21,7 +21,8 @@
 // the 2-core VM with 25M ratings and 2 ranks, reading took 5.94 s with 4 KiB pages and 3.25 s
 // with huge pages, and a 2-iteration run 11.6 s against 6.4 s, for the same peak memory
 // (bench/README.md, "Huge pages"). Tunables are read when a program starts, so main()
-// starts the program again with the tunable set.
+// starts the program again with the tunable set, unless the model command declines
+// (driver::ModelCommand::huge_pages: lda, whose sweeps ran slower on huge pages).
 #pragma once
 
 #include <string>
