@@ -96,6 +96,29 @@ TEST(MfDefaults, DeferredNoiseSpanIsAThirdOfTimeOverTheStep) {
   EXPECT_EQ(DeferredNoiseSpan(0.5), 1u);
 }
 
+// The draws in the factors' moments: every ceil(6 parameters / ratings)-th kept draw, 1 to 10,
+// from the whole problem's sizes.
+TEST(MfDefaults, MomentsEveryFollowsParametersPerRating) {
+  MfProblem p;
+  p.rows = 480189;  // the 25M Netflix-shaped ratings at K = 32 with biases: 0.66 a rating
+  p.cols = 17770;
+  p.train_count = 24749541;
+  EXPECT_EQ(DefaultMomentsEvery(p, 33), 4u);
+  p.train_count = 100480507;  // Netflix: 0.164 a rating
+  EXPECT_EQ(DefaultMomentsEvery(p, 33), 1u);
+  p.rows = 943;  // ml-100k's u1.base at K = 10: 0.36 a rating
+  p.cols = 1650;
+  p.train_count = 80000;
+  EXPECT_EQ(DefaultMomentsEvery(p, 11), 3u);
+  p.train_count = 100;  // far more parameters than ratings: at most every 10th
+  EXPECT_EQ(DefaultMomentsEvery(p, 11), 10u);
+  p.train_count = 0;
+  EXPECT_EQ(DefaultMomentsEvery(p, 11), 10u);
+  p.rows = p.cols = 1;  // few parameters: every draw
+  p.train_count = 1000000;
+  EXPECT_EQ(DefaultMomentsEvery(p, 11), 1u);
+}
+
 TEST(MfDefaults, BurnInIsThirtyPassesAtMostHalfTheIterations) {
   EXPECT_EQ(DefaultMfBurnIn(1, 1000), 30u);
   EXPECT_EQ(DefaultMfBurnIn(2, 1000), 60u);

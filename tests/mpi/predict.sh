@@ -126,6 +126,38 @@ diff <(grep -v '^#' "$T/all/predictions.csv" | cut -d, -f1,2,4,5) \
 }
 ok "every kept draw saved: the 8 thinned samples are among them; predict's mean and sd = predictions.csv's"
 
+# The factors' moments take kept draws 1, 1 + M, 1 + 2M, ... (--moments-every M; its default
+# here: ceil(6 x 2,593 x 9 / 80,000) = 2): W_mean, H_mean and the biases' means are those
+# draws' means to the last digit, the variances to rounding (the fused sum of squares); the
+# mean of every kept draw (the control) is not W_mean.
+$PY - "$T/all" <<'EOF' || fail "the factors' moments are not those of every --moments-every-th kept draw"
+import json, sys
+import numpy as np
+d = sys.argv[1]
+m = json.load(open(f"{d}/model.json"))
+M, D, K = m["moments_every"], m["posterior_draws"], m["rank"]
+assert M == 2 and D == 20 and m["moment_draws"] == 10 == (D - 1) // M + 1, m
+assert len(m["samples"]) == D, m["samples"]
+def moments(draws, factor):
+    s = s2 = 0.0
+    for draw in draws:
+        x = np.load(f"{d}/{draw[factor]}").astype(np.float64)
+        s, s2 = s + x, s2 + x * x
+    mean = s / len(draws)
+    return mean, np.maximum(s2 / len(draws) - mean * mean, 0.0), s2 / len(draws)
+for factor, arrays in (("W", ("W", "user_bias")), ("H", ("H", "item_bias"))):
+    mean, var, square = moments(m["samples"][::M], factor)
+    w_mean, b_mean = (np.load(f"{d}/{a}_mean.npy") for a in arrays)
+    w_var, b_var = (np.load(f"{d}/{a}_var.npy") for a in arrays)
+    assert np.array_equal(mean[:, :K], w_mean) and np.array_equal(mean[:, K], b_mean), factor
+    assert np.all(np.abs(var[:, :K] - w_var) <= 1e-12 * square[:, :K]), factor
+    assert np.all(np.abs(var[:, K] - b_var) <= 1e-12 * square[:, K]), factor
+    every, _, _ = moments(m["samples"], factor)
+    assert np.max(np.abs(every[:, :K] - w_mean)) > 1e-4, ("the control matched", factor)
+print("moments ok")
+EOF
+ok "W_mean, H_mean and the biases' means and variances are those of kept draws 1, 3, ..., 19 (--moments-every 2 from the data); every kept draw's mean is not"
+
 # ---------------------------------------------------------------------------------------
 # Resume: the run of p2 with checkpoints every 50, its newest (iteration 200) removed, the
 # samples after 150 damaged and a stale one added; resumed on 1 rank, it writes the same.

@@ -58,6 +58,7 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
   BringUpToDate(ctx.iteration);
   const bool collect = ctx.collect;
   collected_ = ctx.collected;
+  const bool moments = collect && TakesMoments(collected_);
   const Matrix& h = GatherColumns();
   enum { kSseSample, kSseMean, kTest, kSseTrain, kTrain, kClipped, kWidth };
   KeyedPartials partials;
@@ -82,9 +83,9 @@ void BpmfModel::Impl::Evaluate(const EvaluationContext& ctx) {
     v[kSseTrain] = rb.minibatch_sse;
     v[kTrain] = rb.minibatch_count;
     partials[rb.id] = v;
-    if (collect) AccumulateMoments(rb.state.theta, rb.sum, rb.sum_sq);
+    if (moments) AccumulateMoments(rb.state.theta, rb.sum, rb.sum_sq);
   }
-  if (collect && comm_->rank() == 0) AccumulateMoments(h, h_sum_, h_sum_sq_);
+  if (moments && comm_->rank() == 0) AccumulateMoments(h, h_sum_, h_sum_sq_);
   const std::vector<double> total = OrderedSum(*comm_, partials, kWidth);
   TraceRow row;
   row.iteration = ctx.iteration;
@@ -168,6 +169,7 @@ MfPosterior BpmfModel::Impl::Posterior() {
 
   const double n = static_cast<double>(collected_);
   post.samples = collected_;
+  post.moment_draws = MomentDraws();
   post.pred_mean.assign(problem_.test_count, 0.0);
   post.pred_sd.assign(problem_.test_count, 0.0);
   for (const std::string& part : parts) {
@@ -185,7 +187,8 @@ MfPosterior BpmfModel::Impl::Posterior() {
     }
   }
   // Column-major copies (exact) so that MeanVar evaluates exactly the expressions it always did.
-  MeanVar(n, Eigen::MatrixXd(h_sum_), Eigen::MatrixXd(h_sum_sq_), post.h_mean, post.h_var);
+  MeanVar(static_cast<double>(post.moment_draws), Eigen::MatrixXd(h_sum_),
+          Eigen::MatrixXd(h_sum_sq_), post.h_mean, post.h_var);
   post.h_last = h;
   return post;
 }
@@ -234,7 +237,7 @@ std::optional<Error> BpmfModel::Impl::GatherUserSlices(
 void BpmfModel::Impl::ForEachUserSlice(const std::function<void(const UserSlice&)>& consume,
                                        std::uint32_t rows_per_slice) {
   const int width = config_.shape.width();
-  const double n = static_cast<double>(collected_);
+  const double n = static_cast<double>(MomentDraws());
   // By default about 16 MiB of sums per slice on rank 0.
   const std::uint32_t slice =
       rows_per_slice > 0

@@ -199,6 +199,12 @@ struct BpmfModel::Impl {
   // Share of the test predictions at the clip range at the last evaluation (NaN: no test).
   double clipped_share_ = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t collected_ = 0;
+  // Whether kept draw `c` (counted from 1) enters the factors' moments, and how many of the
+  // collected_ draws have (MfConfig::moments_every).
+  bool TakesMoments(std::uint64_t c) const { return (c - 1) % config_.moments_every == 0; }
+  std::uint64_t MomentDraws() const {
+    return collected_ == 0 ? 0 : (collected_ - 1) / config_.moments_every + 1;
+  }
   MomentMatrix h_sum_, h_sum_sq_;  // rank 0: posterior moments of H
   Matrix gathered_h_;              // GatherColumns' result
   Matrix gather_scratch_;          // GatherColumns' one received column block

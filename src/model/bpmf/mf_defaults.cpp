@@ -203,6 +203,15 @@ double DefaultRmspropLambda(const MfProblem& problem) {
   return kRmspropFloorPerRating / static_cast<double>(n);
 }
 
+std::uint64_t DefaultMomentsEvery(const MfProblem& problem, int width) {
+  constexpr double kDrawsPerParameterPerRating = 6.0;  // see the header
+  constexpr double kMostEvery = 10.0;
+  const double parameters = (static_cast<double>(problem.rows) + problem.cols) * width;
+  const double ratings = static_cast<double>(std::max<std::uint64_t>(problem.train_count, 1));
+  const double every = std::ceil(kDrawsPerParameterPerRating * parameters / ratings);
+  return static_cast<std::uint64_t>(std::clamp(every, 1.0, kMostEvery));
+}
+
 std::uint64_t DeferredNoiseSpan(double step) {
   constexpr double kSpanTime = 0.3;
   // a small tolerance: 0.3 / 0.0375 is 7.9999... in floating point

@@ -109,6 +109,13 @@ std::vector<ResolvedDefault> ResolveMfDefaults(MfOptions& o, const MfProblem& pr
                              ? 0
                              : DefaultKeepSamples(problem.rows, problem.cols, config.shape.width()),
                          chosen);
+  if (o.moments_every < 0) {
+    config.moments_every = DefaultMomentsEvery(problem, config.shape.width());
+    chosen.push_back({"--moments-every", std::to_string(config.moments_every),
+                      "from the data: ceil(6 x parameters / ratings), at most 10"});
+  } else {
+    config.moments_every = static_cast<std::uint64_t>(o.moments_every);
+  }
   return chosen;
 }
 

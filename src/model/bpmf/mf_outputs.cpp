@@ -215,6 +215,8 @@ void WriteModelJson(const std::string& dir, const MfModelSummary& m) {
   field("items", count(m.items));
   field("train_ratings", count(m.train_ratings));
   field("posterior_draws", count(m.posterior_draws));
+  field("moments_every", count(m.moments_every));
+  field("moment_draws", count(m.moment_draws));
   field("hyper_sampled", m.hyper_sampled ? "true" : "false");
   std::string hyper = "{\"tau\": " + JsonNumber(m.hyper_mean.tau) +
                       ", \"lambda_w\": " + JsonNumber(m.hyper_mean.lambda_w) +
@@ -261,7 +263,7 @@ std::unique_ptr<SampleWriter> StartSampleWriter(Communicator& comm, const std::s
 namespace {
 
 MfModelSummary SummaryOfRun(const MfConfig& c, const LoadedMf& data, const BpmfModel& model,
-                            std::uint64_t posterior_draws, const std::string& version) {
+                            const MfPosterior& posterior, const std::string& version) {
   MfModelSummary m;
   m.version = version;
   m.sampler = c.sampler.name;
@@ -271,7 +273,9 @@ MfModelSummary SummaryOfRun(const MfConfig& c, const LoadedMf& data, const BpmfM
   m.iterations = chain.iterations;
   m.burn_in = chain.burn_in;
   m.thin = chain.thin;
-  m.posterior_draws = posterior_draws;
+  m.posterior_draws = posterior.samples;
+  m.moments_every = c.moments_every;
+  m.moment_draws = posterior.moment_draws;
   m.mu = data.problem.mu;
   m.lo = data.problem.lo;
   m.hi = data.problem.hi;
@@ -303,7 +307,7 @@ MfRunResult WriteMfRunOutputs(Communicator& comm, const std::string& out,
   user_arrays->Commit();
   WriteItemArrays(out, result.posterior, config.shape.rank, config.shape.bias, data);
   RemoveStaleSamples(out, model.samples_taken().size());
-  WriteModelJson(out, SummaryOfRun(config, data, model, result.posterior.samples, version));
+  WriteModelJson(out, SummaryOfRun(config, data, model, result.posterior, version));
   outputs.Finish();
   return result;
 }

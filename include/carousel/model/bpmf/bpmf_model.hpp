@@ -33,7 +33,8 @@ struct TraceRow {
 
 // Posterior summaries of the items and the test ratings, assembled on rank 0 only.
 struct MfPosterior {
-  std::uint64_t samples = 0;
+  std::uint64_t samples = 0;               // kept draws: in pred_mean, pred_sd
+  std::uint64_t moment_draws = 0;          // of them, those in the factors' moments
   Eigen::MatrixXd h_mean, h_var;           // global column order, bias last
   Matrix h_last;                           // the final sample
   std::vector<double> pred_mean, pred_sd;  // in the order of MfProblem::test

@@ -51,6 +51,10 @@ struct MfConfig {
   // Kept draws whose factors are saved whole (--keep-samples), spread evenly over the kept
   // draws (sample_plan.hpp); 0: none.
   std::uint64_t keep_samples = 0;
+  // Kept draws 1, 1 + M, 1 + 2M, ... (M = moments_every) enter the posterior moments of the
+  // factors (W_mean, W_var, ...); every kept draw enters the predictions, the draws file and
+  // the precisions' means (DefaultMomentsEvery, mf_defaults.hpp).
+  std::uint64_t moments_every = 1;
 };
 
 }  // namespace carousel

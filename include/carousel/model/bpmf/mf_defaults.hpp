@@ -56,6 +56,18 @@ std::uint64_t DefaultMfBurnIn(int tiles, std::uint64_t iterations);
 // default step of more tiles (eps = 0.6 / tiles).
 std::uint64_t DeferredNoiseSpan(double step);
 
+// Every how many kept draws one enters the posterior moments of the factors (W_mean, W_var,
+// H_mean, H_var and the biases'); every kept draw enters the predictions, the draws file and
+// the precisions' means. Adding a draw streams 36 bytes per parameter through memory (the
+// factors read, two double sums read and written), which costs a pass more the more
+// parameters it has per rating: on the 25M Netflix-shaped ratings at K = 32 (0.66 parameters
+// a rating) 14-18% of a pass at 64 tiles, measured (doc/mf.md, "Defaults"). So a draw enters
+// every ceil(6 parameters / ratings) kept draws (4 there: about 4% of a pass), at most every
+// 10th; parameters = (users + items) x (K + bias). The rule reads the whole problem, never a
+// rank's share, so the outputs do not depend on the rank count, and not --iterations, so a
+// run extended later keeps the same draws.
+std::uint64_t DefaultMomentsEvery(const MfProblem& problem, int width);
+
 // PSGLD's lambda in 1 / (lambda + sqrt(v)): 2 / (training ratings).
 double DefaultRmspropLambda(const MfProblem& problem);
 

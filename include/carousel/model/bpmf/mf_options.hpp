@@ -42,7 +42,8 @@ struct MfOptions {
   std::string format = "auto";
   std::string hyper = "sample";
   std::string ridge_move = "on";
-  long long keep_samples = -1;  // < 0: from the data (DefaultKeepSamples)
+  long long keep_samples = -1;   // < 0: from the data (DefaultKeepSamples)
+  long long moments_every = -1;  // < 0: from the data (DefaultMomentsEvery)
   std::string metric = "default";
   bool no_bias = false;
   double step = -1.0;                 // < 0: the sampler's default (DefaultMfStep)
@@ -101,6 +102,13 @@ void DeclareMfOptions(Declare& declare, MfOptions& o) {
           "input) or a count N (N users and N items picked with the seed)");
   DeclareKeepSamples(declare, o.keep_samples,
                      "as many as fit in 256 MiB, from 2 to 20 (none with --sampler gibbs)");
+  declare(o.moments_every, "--moments-every",
+          "every N-th kept draw (the first, the (N+1)-th, ...) enters the posterior means and "
+          "variances of the factors (W_mean, W_var, H_mean, H_var, the biases'); every kept "
+          "draw enters predictions.csv, the draws and the trace's posterior-mean RMSE",
+          opt::Within(1, 1099511627776.0),
+          opt::Shown("from the data: ceil(6 x parameters / ratings), at most 10, so that they "
+                     "cost about 5% of a pass"));
 }
 
 // How --help shows mf's defaults of two chain options (declared by the command line), which

@@ -98,6 +98,8 @@ struct MfModelSummary {
   int tiles = 0;
   std::uint64_t iterations = 0, burn_in = 0, thin = 0;
   std::uint64_t posterior_draws = 0;  // kept draws in the posterior averages
+  std::uint64_t moments_every = 1;    // MfConfig::moments_every
+  std::uint64_t moment_draws = 0;     // of them, those in the factors' means and variances
   float mu = 0.0f, lo = 0.0f, hi = 0.0f;
   BpmfShape shape;
   std::uint32_t users = 0, items = 0;
