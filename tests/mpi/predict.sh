@@ -128,7 +128,7 @@ ok "every kept draw saved: the 8 thinned samples are among them; predict's mean 
 
 # The factors' moments take kept draws 1, 1 + M, 1 + 2M, ... (--moments-every M; its default
 # here: ceil(6 x 2,593 x 9 / 80,000) = 2): W_mean, H_mean and the biases' means are those
-# draws' means to the last digit, the variances to rounding (the fused sum of squares); the
+# draws' means to the last digit, the variances to rounding (mean^2 may be subtracted fused); the
 # mean of every kept draw (the control) is not W_mean.
 $PY - "$T/all" <<'EOF' || fail "the factors' moments are not those of every --moments-every-th kept draw"
 import json, sys
