@@ -11,3 +11,13 @@ per_pass() {
   awk -F, '!/^#/ && $1 ~ /^[0-9]+$/ { t[n++] = $2 } END {
     if (n < 3) { print "nan"; exit } printf "%.4f", (t[n-1] - t[n-3]) / 2 }' "$1"
 }
+
+# per_pass_since TRACE TILES FROM: seconds per pass, evaluations included, over the trace rows
+# from the first at iteration FROM or later to the last (for runs whose rows are not one a
+# pass): (seconds between them) x TILES / (iterations between them).
+per_pass_since() {
+  awk -F, -v b="$2" -v from="$3" '!/^#/ && $1 ~ /^[0-9]+$/ {
+    if (first == "" && $1 >= from) { first = $1; s0 = $2 } last = $1; s1 = $2 } END {
+    if (first == "" || last == first) { print "nan"; exit }
+    printf "%.4f", (s1 - s0) * b / (last - first) }' "$1"
+}

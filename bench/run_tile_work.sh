@@ -6,12 +6,16 @@
 # steps every iteration), so the mean of the last two passes of a run of
 # max(4, 2 + ceil(30 / B)) passes is taken.
 #
-#   bench/run_tile_work.sh [mf|lda|all] [TILES...]
+#   bench/run_tile_work.sh [mf|lda|amf|all] [TILES...]
 #
 # mf : 25M generated ratings (`carousel gen mf --users 480189 --items 17770 --ratings 25000000
 #      --rank 10 --seed 5`, every 100th line held out by bench/split_ratings.py), K = 32.
 # lda: the 10M-token generated corpus of issue #39 (`carousel gen lda --documents 75000`, its
 #      other options at their defaults), K = 50, one worker thread.
+# amf: the same ratings as mf (MF_RATINGS, MF_USERS apply), K = 16, at its defaults: a run of
+#      max(40, 6 B) iterations, its seconds per pass taken from the trace rows from iteration
+#      (run / 3) on, evaluations and kept draws included (per_pass_since). AMF_EVAL_EVERY=N
+#      passes --eval-every N (10 was the default before evaluations were counted in passes).
 # MF_RATINGS overrides 25000000 and MF_USERS 480189 (a quicker look; MF_RATINGS=5000000
 # MF_USERS=96000 keeps the 25M set's 52 ratings a user with a fifth of its W). Data and results go to
 # ${CAROUSEL_BENCH_OUT:-bench/results}/tile_work/: work_mf.csv, work_lda.csv (tiles, passes,
@@ -75,9 +79,28 @@ run_lda() {
   report "$out/work_lda.raw" | tee "$out/work_lda.csv"
 }
 
+run_amf() {
+  local ratings="${MF_RATINGS:-25000000}" users="${MF_USERS:-480189}"
+  local train="$data/mf_${ratings}_${users}.train"
+  [ -s "$train" ] || { echo "run_amf: $train missing (run the mf benchmark first)" >&2; exit 2; }
+  local cadence=() name=amf
+  if [ -n "${AMF_EVAL_EVERY:-}" ]; then
+    cadence=(--eval-every "$AMF_EVAL_EVERY"); name="amf_eval${AMF_EVAL_EVERY}"
+  fi
+  echo "tiles,iterations,seconds_per_pass" >"$out/work_$name.raw"
+  for b in "${tiles_list[@]}"; do
+    local n=$((6 * b > 40 ? 6 * b : 40))
+    "$bin" amf --train "$train" --rank 16 --tiles "$b" --iterations "$n" "${cadence[@]}" \
+      --keep-samples 0 --quiet --overwrite --out "$out/${name}_$b" >/dev/null
+    echo "$b,$n,$(per_pass_since "$out/${name}_$b/trace.csv" "$b" $((n / 3)))" >>"$out/work_$name.raw"
+  done
+  report "$out/work_$name.raw" | tee "$out/work_$name.csv"
+}
+
 case "$which" in
   mf) run_mf ;;
   lda) run_lda ;;
+  amf) run_amf ;;
   all) run_mf; run_lda ;;
-  *) echo "usage: $0 [mf|lda|all] [TILES...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [mf|lda|amf|all] [TILES...]" >&2; exit 2 ;;
 esac

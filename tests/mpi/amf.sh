@@ -322,6 +322,13 @@ run_ok hamcmc-6-tiles 2 amf --train "$T/x.txt" --tiles 6 --sampler hamcmc --iter
   --quiet --out "$T/hamcmc-6"
 grep -qx "# schedule: random" "$T/hamcmc-6/trace.csv" || fail "hamcmc with 6 tiles: no random schedule"
 ok "hamcmc with 6 tiles runs on random strata, and refuses cyclic ones"
+# The default --eval-every is the fewest whole passes that make 10 iterations: 2 passes of 6
+# tiles, so trace rows at 12 and at the last iteration, 20 (EvalEveryOfPasses).
+rows=$(grep -v '^#' "$T/hamcmc-6/trace.csv" | tail -n +2 | cut -d, -f1 | tr '\n' ' ')
+[[ $rows == "12 20 " ]] || fail "amf at 6 tiles evaluated at iterations $rows, not 12 20"
+grep -q '^eval-every = 12 ' "$T/hamcmc-6/config.toml" ||
+  fail "config.toml does not record the default --eval-every 12"
+ok "amf's default --eval-every at 6 tiles is 2 passes (12 iterations), in config.toml"
 expect_fail_mpi 3 "nan.npy: element [5, 3] is NaN" 2 amf --train "$T/nan.npy" --tiles 2 --out "$T/bad"
 ok "a NaN element is named: $EXPECT_FAIL_MESSAGE"
 expect_fail_mpi 3 "fixed_rows.npy: --fix-rows has shape (39, 1)" 2 amf --train "$T/real.npy" \

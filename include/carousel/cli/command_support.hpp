@@ -67,15 +67,20 @@ inline void ResolveBurnInOfPasses(std::uint64_t passes, int tiles, std::uint64_t
 
 // An --eval-every not given on the command line of a fresh run: `passes` passes over the
 // data, passes x tiles iterations (an iteration samples one stratum, 1/tiles of the data),
-// and with it --thin where that was not given either. Recorded like the burn-in
+// or more whole passes where that is fewer than `at_least` iterations (EvalEveryOfPasses);
+// with it --thin where that was not given either. Recorded like the burn-in
 // (ResolveBurnInOfPasses), so that a resume keeps it; --thin then follows it as it does
 // any --eval-every.
-inline void ResolveEvalEveryOfPasses(std::uint64_t passes, int tiles, std::uint64_t& eval_every,
-                                     std::uint64_t& thin, RunBasics& basics) {
-  eval_every = passes * static_cast<std::uint64_t>(tiles);
+inline void ResolveEvalEveryOfPasses(std::uint64_t passes, std::uint64_t at_least, int tiles,
+                                     std::uint64_t& eval_every, std::uint64_t& thin,
+                                     RunBasics& basics) {
+  eval_every = EvalEveryOfPasses(passes, tiles, at_least);
   const std::string value = std::to_string(eval_every);
-  basics.run_config.Record("--eval-every", value,
-                           "the default: " + std::to_string(passes) + " x --tiles");
+  const std::string rule =
+      at_least > 0 ? "the fewest whole passes (--tiles iterations each) that make at least " +
+                         std::to_string(at_least) + " iterations"
+                   : std::to_string(passes) + " x --tiles";
+  basics.run_config.Record("--eval-every", value, "the default: " + rule);
   if (!basics.thin_given) {
     thin = eval_every;
     basics.run_config.Resolve("--thin", value, "the default, --eval-every");

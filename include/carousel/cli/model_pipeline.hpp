@@ -73,6 +73,11 @@ void ParseModelOptions(CLI::App& app, OptionsOf<Spec>& o, const std::vector<std:
   Spec::Declare(declare, o);
   AddChainOptions(app, o.config.chain, o.basics);
   Spec::ShowChainDefaults(declare);
+  if constexpr (Spec::kPasses.eval_every_at_least > 0) {
+    const std::string n = std::to_string(Spec::kPasses.eval_every_at_least);
+    declare.Show("--eval-every", "the fewest whole passes over the data that make at least " + n +
+                                     " iterations: --tiles x ceil(" + n + " / --tiles)");
+  }
   ParseOrThrow(app, args, std::string("carousel ") + Spec::kName);
 }
 
@@ -112,15 +117,15 @@ OptionList GivenOptionsOf(const std::vector<std::string>& args) {
 template <class Spec>
 void ResolvePassDefaults(OptionsOf<Spec>& options) {
   constexpr PassDefaults passes = Spec::kPasses;
-  if constexpr (passes.burn_in_passes > 0) {
-    ChainOptions& chain = options.config.chain;
+  ChainOptions& chain = options.config.chain;
+  if constexpr (passes.burn_in_passes > 0)
     if (!options.basics.burn_in_given)
       ResolveBurnInOfPasses(passes.burn_in_passes, chain.tiles, chain.iterations, chain.burn_in,
                             options.basics, passes.burn_in_at_most, passes.burn_in_at_least);
+  if constexpr (passes.eval_every_passes > 0)
     if (!options.basics.eval_every_given)
-      ResolveEvalEveryOfPasses(passes.eval_every_passes, chain.tiles, chain.eval_every, chain.thin,
-                               options.basics);
-  }
+      ResolveEvalEveryOfPasses(passes.eval_every_passes, passes.eval_every_at_least, chain.tiles,
+                               chain.eval_every, chain.thin, options.basics);
 }
 
 // The run's configuration as the '#' lines of every output: the lines every run starts with

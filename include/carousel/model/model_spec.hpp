@@ -4,7 +4,7 @@
 //
 //   kName, kDescription, kDefaultOut   the command, its --help title and its default --out
 //   kInput                     the input option a fresh run requires
-//   kPasses                    the default burn-in and --eval-every in passes over the data
+//   kPasses                    the default burn-in or --eval-every in passes over the data
 //   kItemsHeld, ItemsHeld(model, data)  what the closing per-rank statistics count as held
 //   ModelOptions, Data, Model  its options (with its config), a rank's data, its TileModel
 //   Declare(declare, o), ShowChainDefaults(declare)   its options (util/option_info.hpp)
@@ -38,13 +38,14 @@ struct RequiredInput {
   const char* what;
 };
 
-// A model whose default burn-in and --eval-every are passes over the data (an iteration
-// works on one stratum, 1/tiles of it; BurnInOfPasses).
+// A model whose default burn-in or --eval-every are passes over the data (an iteration
+// works on one stratum, 1/tiles of it; BurnInOfPasses, EvalEveryOfPasses).
 struct PassDefaults {
-  std::uint64_t burn_in_passes = 0;  // 0: the model has no such defaults
-  std::uint64_t eval_every_passes = 0;
+  std::uint64_t burn_in_passes = 0;     // 0: the model's burn-in is in iterations
+  std::uint64_t eval_every_passes = 0;  // 0: its --eval-every is in iterations
   RunFraction burn_in_at_most = kHalfTheRun;
   RunFraction burn_in_at_least = kNoneOfTheRun;
+  std::uint64_t eval_every_at_least = 0;  // iterations between evaluations, at the fewest
 };
 
 // The steps a spec may leave out: each does nothing.

@@ -93,6 +93,19 @@ inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64
   return burn_in < most.Of(iterations) ? burn_in : most.Of(iterations);
 }
 
+// An evaluation every `passes` passes over the data, and at least every `at_least`
+// iterations: the fewest whole passes (of `tiles` iterations each) that make at least
+// `at_least` iterations, at least `passes` of them. An evaluation (and the kept draw that
+// comes with it) costs about as much at any tile count, so counted in passes its share of
+// the run does not grow with the tiles; counted in iterations it did (at 64 tiles a fixed
+// 10 iterations evaluated 6.4 times a pass).
+inline std::uint64_t EvalEveryOfPasses(std::uint64_t passes, int tiles,
+                                       std::uint64_t at_least = 0) {
+  const std::uint64_t pass = static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
+  const std::uint64_t covering = (at_least + pass - 1) / pass;
+  return (covering > passes ? covering : passes) * pass;
+}
+
 // What a model may ask of the run it is part of; fixed when the model is attached.
 struct TileRun {
   Communicator* comm = nullptr;
