@@ -9,14 +9,15 @@
 // Negative controls: the same tests on the kernel with a deliberate error (the token's own
 // count kept during its draw; each lane's cumulative weights offset by its own total instead
 // of the lanes' before it) must reject.
-// And the vector code must give the scalar steps' bits, and DocumentGibbs's choice of draw
-// must be the one it says.
+// And the vector code must give the scalar steps' bits, several sweeps in one call those of
+// one call each, and DocumentGibbs's choice of draw must be the one it says.
 #include "carousel/model/lda/lda_gibbs_dense.hpp"
 
 #include <gtest/gtest.h>
 
 #include <iostream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "carousel/model/lda/lda_gibbs.hpp"
@@ -212,6 +213,50 @@ TEST(DenseDocumentGibbs, TakesOneNumberPerTwoTokensAndKeepsTheCounts) {
     EXPECT_EQ(std::vector<std::uint32_t>(docs.counts.begin(), docs.counts.begin() + 13), counts);
     EXPECT_EQ(accumulate, want);
   }
+}
+
+// Sweeps(s sweeps, kept from k) on one stream: the bits of s calls of Sweep on that stream,
+// the calls from the k-th on given the accumulator, and the stream left where they leave it.
+template <typename Kernel>
+void ExpectSweepsAreSweepCalls(Kernel& fused, Kernel& calls, int K, int topics_used,
+                               const std::string& what) {
+  for (const int sweeps : {1, 2, 3}) {
+    RandomDocuments fused_run(K, 12, topics_used), calls_run(K, 12, topics_used);
+    std::vector<std::uint32_t> fused_acc(fused_run.V * K, 0), calls_acc(calls_run.V * K, 0);
+    for (std::size_t d = 0; d < fused_run.Documents(); ++d) {
+      // Odd and even lengths: a sweep of an odd one leaves half a number unused.
+      const std::size_t n = fused_run.start[d + 1] - fused_run.start[d] - d % 2;
+      const std::size_t at = fused_run.start[d];
+      KeyedStream fused_rng(53, Purpose::kTest, d, 0), calls_rng(53, Purpose::kTest, d, 0);
+      fused.Sweeps(fused_run.words.data() + at, fused_run.topics.data() + at, n,
+                   fused_run.counts.data() + d * K, fused_run.view, fused_rng,
+                   SweepCount{sweeps, sweeps / 2, fused_acc.data()});
+      for (int s = 0; s < sweeps; ++s)
+        calls.Sweep(calls_run.words.data() + at, calls_run.topics.data() + at, n,
+                    calls_run.counts.data() + d * K, calls_run.view, calls_rng,
+                    s >= sweeps / 2 ? calls_acc.data() : nullptr);
+      EXPECT_EQ(fused_rng.bits(), calls_rng.bits()) << what << ", " << sweeps << " sweeps";
+    }
+    EXPECT_EQ(fused_run.topics, calls_run.topics) << what << ", " << sweeps << " sweeps";
+    EXPECT_EQ(fused_run.counts, calls_run.counts) << what << ", " << sweeps << " sweeps";
+    EXPECT_EQ(fused_acc, calls_acc) << what << ", " << sweeps << " sweeps";
+  }
+}
+
+TEST(DenseDocumentGibbs, SweepsInARowGiveTheBitsOfOneCallEach) {
+  for (const int K : {13, 50}) {
+    DenseDocumentGibbs vector_fused(K), vector_calls(K);
+    ExpectSweepsAreSweepCalls(vector_fused, vector_calls, K, K, "vector K " + std::to_string(K));
+    DenseDocumentGibbs scalar_fused(K, DenseFault::kNone, true),
+        scalar_calls(K, DenseFault::kNone, true);
+    ExpectSweepsAreSweepCalls(scalar_fused, scalar_calls, K, K, "scalar K " + std::to_string(K));
+  }
+  // DocumentGibbs: all dense (one call of the dense Sweeps), and split by topics (a dense or
+  // a sparse draw chosen at the start of each sweep).
+  DocumentGibbs dense_fused(50, GibbsDraw::kDense), dense_calls(50, GibbsDraw::kDense);
+  ExpectSweepsAreSweepCalls(dense_fused, dense_calls, 50, 50, "DocumentGibbs dense");
+  DocumentGibbs split_fused(50, GibbsDraw::kAuto, 10), split_calls(50, GibbsDraw::kAuto, 10);
+  ExpectSweepsAreSweepCalls(split_fused, split_calls, 50, 5, "DocumentGibbs split");
 }
 
 // auto is the dense draw where that is vectorised and the sparse one elsewhere (K > 64, or a

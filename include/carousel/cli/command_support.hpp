@@ -76,10 +76,11 @@ inline void ResolveEvalEveryOfPasses(std::uint64_t passes, std::uint64_t at_leas
                                      RunBasics& basics) {
   eval_every = EvalEveryOfPasses(passes, tiles, at_least);
   const std::string value = std::to_string(eval_every);
-  const std::string rule =
-      at_least > 0 ? "the fewest whole passes (--tiles iterations each) that make at least " +
-                         std::to_string(at_least) + " iterations"
-                   : std::to_string(passes) + " x --tiles";
+  std::string rule = std::to_string(passes) + " x --tiles";
+  if (at_least > 0)
+    rule = "the fewest whole passes (--tiles iterations each" +
+           (passes > 1 ? ", at least " + std::to_string(passes) : std::string()) +
+           ") that make at least " + std::to_string(at_least) + " iterations";
   basics.run_config.Record("--eval-every", value, "the default: " + rule);
   if (!basics.thin_given) {
     thin = eval_every;

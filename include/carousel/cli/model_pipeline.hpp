@@ -74,6 +74,7 @@ void ParseModelOptions(CLI::App& app, OptionsOf<Spec>& o, const std::vector<std:
   AddChainOptions(app, o.config.chain, o.basics);
   Spec::ShowChainDefaults(declare);
   if constexpr (Spec::kPasses.eval_every_at_least > 0) {
+    static_assert(Spec::kPasses.eval_every_passes == 1, "the help below counts single passes");
     const std::string n = std::to_string(Spec::kPasses.eval_every_at_least);
     declare.Show("--eval-every", "the fewest whole passes over the data that make at least " + n +
                                      " iterations: --tiles x ceil(" + n + " / --tiles)");

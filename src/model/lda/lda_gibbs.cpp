@@ -87,6 +87,14 @@ void DocumentGibbs::Remove(std::uint32_t* doc_topic, int k) {
   }
 }
 
+void DocumentGibbs::Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
+                           const SweepCount& sweeps) {
+  if (dense_from_ == 0) return dense_.Sweeps(word, topic, n, doc_topic, view, rng, sweeps);
+  for (int s = 0; s < sweeps.sweeps; ++s)
+    Sweep(word, topic, n, doc_topic, view, rng, sweeps.AccumulateIn(s));
+}
+
 void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
                           std::uint32_t* accumulate) {

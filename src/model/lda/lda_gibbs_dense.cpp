@@ -142,10 +142,11 @@ template <std::size_t B>
   return ExactDraw(count_of, phi, alpha, K, uniform);
 }
 
-// The sweep with B blocks of eight topics (K <= 8 B), each step's sums kept in registers.
+// The sweeps with B blocks of eight topics (K <= 8 B), each step's sums kept in registers,
+// and the document's counts too from one sweep to the next.
 template <std::size_t B>
 void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
-                 const float* uniforms, std::uint32_t* accumulate, DenseFault fault) {
+                 const float* all_uniforms, const SweepCount& sweeps, DenseFault fault) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
   alignas(32) std::int32_t counts[B * kLanes] = {};  // n_dk
@@ -156,60 +157,64 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
   const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
   const __m256 zero = _mm256_setzero_ps();
   constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
-  for (std::size_t i = 0; i < doc.n; ++i) {
-    if (i + 1 < doc.n) {  // the next token's rows are likely cache misses: start loading them
-      const char* next = reinterpret_cast<const char*>(view.DenseRow(word[i + 1]));
-      for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
-      if (accumulate) {
-        const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
-        for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(row + b, 1);
+  for (int sweep = 0; sweep < sweeps.sweeps; ++sweep) {
+    std::uint32_t* accumulate = sweeps.AccumulateIn(sweep);
+    const float* uniforms = all_uniforms + static_cast<std::size_t>(sweep) * doc.n;
+    for (std::size_t i = 0; i < doc.n; ++i) {
+      if (i + 1 < doc.n) {  // the next token's rows are likely cache misses: start loading them
+        const char* next = reinterpret_cast<const char*>(view.DenseRow(word[i + 1]));
+        for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
+        if (accumulate) {
+          const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
+          for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(row + b, 1);
+        }
       }
+      if (fault != DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
+      const float* phi = view.DenseRow(word[i]);
+      __m256 run[B];
+      for (std::size_t b = 0; b < B; ++b) {
+        const __m256 weight = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
+                                            _mm256_loadu_ps(phi + b * kLanes));
+        run[b] = b == 0 ? weight : _mm256_add_ps(run[b - 1], weight);
+      }
+      const __m256 sum = run[B - 1];
+      // LanePrefix's steps.
+      const __m256 s1 = _mm256_add_ps(
+          sum, _mm256_blend_ps(_mm256_permute_ps(sum, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x11));
+      const __m256 s2 = _mm256_add_ps(
+          s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
+      const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
+      const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
+      // CountSearch's steps on the registers (reading the sums back from memory would wait on
+      // the stores that wrote them). The total is broadcast within the vector unit: moving it
+      // out to a scalar and back puts a round trip through memory on the chain of draws.
+      const __m256 high = _mm256_permute_ps(prefix, _MM_SHUFFLE(3, 3, 3, 3));
+      const __m256 totals = _mm256_permute2f128_ps(high, high, 0x11);       // every lane: prefix[7]
+      const __m256 u = _mm256_mul_ps(_mm256_set1_ps(uniforms[i]), totals);  // uniform * total
+      const __m256 start =
+          fault == DenseFault::kLaneOffByOne
+              ? prefix
+              : _mm256_blend_ps(
+                    _mm256_permutevar8x32_ps(prefix, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
+                    zero, 0x01);
+      unsigned p = 0;
+      for (std::size_t b = 0; b < B; ++b)
+        p += static_cast<unsigned>(__builtin_popcount(
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
+      const std::size_t k = TopicAtPosition<B>(p);
+      int chosen = -1;
+      if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
+        chosen = static_cast<int>(k);
+      } else {  // CountSearch's -1
+        chosen =
+            ExactDrawFromRegisters<B>(count, phi, static_cast<float>(view.alpha), K, uniforms[i]);
+      }
+      if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
+      if (fault == DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
+      CountOne<B, true>(count, static_cast<std::uint32_t>(chosen));
+      topic[i] = static_cast<std::uint16_t>(chosen);
+      if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
     }
-    if (fault != DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
-    const float* phi = view.DenseRow(word[i]);
-    __m256 run[B];
-    for (std::size_t b = 0; b < B; ++b) {
-      const __m256 weight = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
-                                          _mm256_loadu_ps(phi + b * kLanes));
-      run[b] = b == 0 ? weight : _mm256_add_ps(run[b - 1], weight);
-    }
-    const __m256 sum = run[B - 1];
-    // LanePrefix's steps.
-    const __m256 s1 = _mm256_add_ps(
-        sum, _mm256_blend_ps(_mm256_permute_ps(sum, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x11));
-    const __m256 s2 = _mm256_add_ps(
-        s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
-    const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
-    const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
-    // CountSearch's steps on the registers (reading the sums back from memory would wait on
-    // the stores that wrote them). The total is broadcast within the vector unit: moving it
-    // out to a scalar and back puts a round trip through memory on the chain of draws.
-    const __m256 high = _mm256_permute_ps(prefix, _MM_SHUFFLE(3, 3, 3, 3));
-    const __m256 totals = _mm256_permute2f128_ps(high, high, 0x11);       // every lane: prefix[7]
-    const __m256 u = _mm256_mul_ps(_mm256_set1_ps(uniforms[i]), totals);  // uniform * total
-    const __m256 start =
-        fault == DenseFault::kLaneOffByOne
-            ? prefix
-            : _mm256_blend_ps(
-                  _mm256_permutevar8x32_ps(prefix, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)), zero,
-                  0x01);
-    unsigned p = 0;
-    for (std::size_t b = 0; b < B; ++b)
-      p += static_cast<unsigned>(__builtin_popcount(
-          _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
-    const std::size_t k = TopicAtPosition<B>(p);
-    int chosen = -1;
-    if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
-      chosen = static_cast<int>(k);
-    } else {  // CountSearch's -1
-      chosen =
-          ExactDrawFromRegisters<B>(count, phi, static_cast<float>(view.alpha), K, uniforms[i]);
-    }
-    if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
-    if (fault == DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
-    CountOne<B, true>(count, static_cast<std::uint32_t>(chosen));
-    topic[i] = static_cast<std::uint16_t>(chosen);
-    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
   }
   for (std::size_t b = 0; b < B; ++b)
     _mm256_store_si256(reinterpret_cast<__m256i*>(counts + b * kLanes), count[b]);
@@ -217,9 +222,9 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
 }
 #endif
 
-// The same sweep in scalar steps, for any number of blocks.
+// The same sweeps in scalar steps, for any number of blocks.
 void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
-                 const TopicWordView& view, const float* uniforms, std::uint32_t* accumulate,
+                 const TopicWordView& view, const float* all_uniforms, const SweepCount& sweeps,
                  DenseFault fault, std::vector<float>& counts, std::vector<float>& running) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
@@ -229,21 +234,25 @@ void SweepScalar(const DocumentSlice& doc, std::size_t K, std::size_t blocks,
   running.resize(blocks * kLanes);
   for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<float>(doc_topic[k]);
   const auto alpha = static_cast<float>(view.alpha);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (fault != DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
-    const float* phi = view.DenseRow(word[i]);
-    for (std::size_t k = 0; k < blocks * kLanes; ++k) {
-      const float weight = (counts[k] + alpha) * phi[k];
-      running[k] = k < kLanes ? weight : running[k - kLanes] + weight;
+  for (int sweep = 0; sweep < sweeps.sweeps; ++sweep) {
+    std::uint32_t* accumulate = sweeps.AccumulateIn(sweep);
+    const float* uniforms = all_uniforms + static_cast<std::size_t>(sweep) * n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (fault != DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
+      const float* phi = view.DenseRow(word[i]);
+      for (std::size_t k = 0; k < blocks * kLanes; ++k) {
+        const float weight = (counts[k] + alpha) * phi[k];
+        running[k] = k < kLanes ? weight : running[k - kLanes] + weight;
+      }
+      const Prefix prefix = LanePrefix(running.data() + (blocks - 1) * kLanes);
+      int chosen = CountSearch(running.data(), blocks, prefix.value, uniforms[i], phi, K, fault);
+      if (chosen < 0) chosen = ExactDraw(counts.data(), phi, alpha, K, uniforms[i]);
+      if (chosen < 0) chosen = topic[i];
+      if (fault == DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
+      counts[static_cast<std::size_t>(chosen)] += 1.0f;
+      topic[i] = static_cast<std::uint16_t>(chosen);
+      if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
     }
-    const Prefix prefix = LanePrefix(running.data() + (blocks - 1) * kLanes);
-    int chosen = CountSearch(running.data(), blocks, prefix.value, uniforms[i], phi, K, fault);
-    if (chosen < 0) chosen = ExactDraw(counts.data(), phi, alpha, K, uniforms[i]);
-    if (chosen < 0) chosen = topic[i];
-    if (fault == DenseFault::kKeepOwnCount) counts[topic[i]] -= 1.0f;
-    counts[static_cast<std::size_t>(chosen)] += 1.0f;
-    topic[i] = static_cast<std::uint16_t>(chosen);
-    if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
   }
   for (std::size_t k = 0; k < K; ++k) doc_topic[k] = static_cast<std::uint32_t>(counts[k]);
 }
@@ -268,44 +277,56 @@ bool DenseDocumentGibbs::Vectorised(int topics) {
 void DenseDocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                                std::uint32_t* doc_topic, const TopicWordView& view,
                                KeyedStream& rng, std::uint32_t* accumulate) {
+  Sweeps(word, topic, n, doc_topic, view, rng, SweepCount{1, 0, accumulate});
+}
+
+void DenseDocumentGibbs::Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+                                std::uint32_t* doc_topic, const TopicWordView& view,
+                                KeyedStream& rng, const SweepCount& sweeps) {
   const auto K = static_cast<std::size_t>(topics_);
   if (view.dense_stride != blocks_ * kLanes)
     throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
   // Two uniforms from each 64-bit number, its top 24 bits and the 24 below them: the weights
   // are single precision, so finer uniforms would not draw finer, and half the numbers
-  // halves the stream's cost.
-  bits_.resize((n + 1) / 2);
+  // halves the stream's cost. Each sweep takes its own ceil(n / 2) numbers in turn, as
+  // separate sweeps drawing them one after the other would (the stream's numbers do not
+  // depend on how they are asked for: KeyedStream::FillBits).
+  const std::size_t per_sweep = (n + 1) / 2;
+  const auto count = static_cast<std::size_t>(std::max(sweeps.sweeps, 0));
+  bits_.resize(per_sweep * count);
   rng.FillBits(bits_.data(), bits_.size());
-  uniforms_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t half = (bits_[i / 2] >> (i % 2 == 0 ? 40 : 16)) & 0xffffff;
-    uniforms_[i] = (static_cast<float>(half) + 0.5f) * 0x1.0p-24f;  // in (0, 1), exactly
-  }
+  uniforms_.resize(n * count);
+  for (std::size_t s = 0; s < count; ++s)
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t bits = bits_[s * per_sweep + i / 2];
+      const std::uint64_t half = (bits >> (i % 2 == 0 ? 40 : 16)) & 0xffffff;
+      uniforms_[s * n + i] = (static_cast<float>(half) + 0.5f) * 0x1.0p-24f;  // in (0, 1)
+    }
   const DocumentSlice doc{word, topic, n, doc_topic};
   const float* u = uniforms_.data();
 #ifdef __AVX2__
   if (!scalar_) switch (blocks_) {
       case 1:
-        return SweepBlocks<1>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<1>(doc, K, view, u, sweeps, fault_);
       case 2:
-        return SweepBlocks<2>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<2>(doc, K, view, u, sweeps, fault_);
       case 3:
-        return SweepBlocks<3>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<3>(doc, K, view, u, sweeps, fault_);
       case 4:
-        return SweepBlocks<4>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<4>(doc, K, view, u, sweeps, fault_);
       case 5:
-        return SweepBlocks<5>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<5>(doc, K, view, u, sweeps, fault_);
       case 6:
-        return SweepBlocks<6>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<6>(doc, K, view, u, sweeps, fault_);
       case 7:
-        return SweepBlocks<7>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<7>(doc, K, view, u, sweeps, fault_);
       case 8:
-        return SweepBlocks<8>(doc, K, view, u, accumulate, fault_);
+        return SweepBlocks<8>(doc, K, view, u, sweeps, fault_);
       default:
         break;
     }
 #endif
-  SweepScalar(doc, K, blocks_, view, u, accumulate, fault_, count_, running_);
+  SweepScalar(doc, K, blocks_, view, u, sweeps, fault_, count_, running_);
 }
 
 }  // namespace carousel

@@ -257,13 +257,15 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
       std::uint16_t* topics = train.topic.data() + begin;
       if (sweeps == 0)
         for (std::uint64_t e = 0; e < end - begin; ++e) mine[words[e] * K() + topics[e]]++;
-      for (int sweep = 0; sweep < sweeps; ++sweep) {
-        std::uint32_t* kept = sweep >= sweeps / 2 ? mine.data() : nullptr;
-        if (mh)  // the document proposal reads the topics of all the document's tiles
+      const SweepCount count{sweeps, sweeps / 2, mine.data()};  // the second half is kept
+      if (mh) {
+        // The document proposal reads the topics of all the document's tiles.
+        for (int sweep = 0; sweep < sweeps; ++sweep)
           mh_kernel.Sweep(words, topics, end - begin, train.topic.data() + train.tokens.Begin(d, 0),
-                          train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng, kept);
-        else
-          gibbs.Sweep(words, topics, end - begin, train.DocTopic(d), view_, rng, kept);
+                          train.tokens.Length(d), train.DocTopic(d), view_, proposals_, rng,
+                          count.AccumulateIn(sweep));
+      } else if (sweeps > 0) {
+        gibbs.Sweeps(words, topics, end - begin, train.DocTopic(d), view_, rng, count);
       }
       swept += (end - begin) * static_cast<std::uint64_t>(sweeps);
     }

@@ -74,6 +74,12 @@ class DocumentGibbs {
   void Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
              std::uint32_t* accumulate);
+  // sweeps.sweeps such sweeps in a row, each drawing its numbers after the last one's, sweep
+  // s adding to sweeps.accumulate when s >= sweeps.kept_from: the bits of that many calls of
+  // Sweep (where every draw is dense, in one call of DenseDocumentGibbs::Sweeps).
+  void Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
+              std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
+              const SweepCount& sweeps);
 
  private:
   void Add(std::uint32_t* doc_topic, int k);
