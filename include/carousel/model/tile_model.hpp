@@ -93,9 +93,8 @@ inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64
   return burn_in < most.Of(iterations) ? burn_in : most.Of(iterations);
 }
 
-// An evaluation every `passes` passes over the data, and at least every `at_least`
-// iterations: the fewest whole passes (of `tiles` iterations each) that make at least
-// `at_least` iterations, at least `passes` of them. An evaluation (and the kept draw that
+// The iterations between evaluations: `passes` passes over the data, or more whole passes
+// (of `tiles` iterations each) where those make fewer than `at_least` iterations. An evaluation (and the kept draw that
 // comes with it) costs about as much at any tile count, so counted in passes its share of
 // the run does not grow with the tiles; counted in iterations it did (at 64 tiles a fixed
 // 10 iterations evaluated 6.4 times a pass).

@@ -97,7 +97,7 @@ inline void PrefetchRowAhead(const TileRatings& tile, const Matrix& w, std::size
 // The rows of a tile to visit, in order: its rows with entries (rows_with_data) where that
 // list is filled, else every row (tiles built by tests; the caller skips the empty ones). A
 // scan of every row mispredicts its test for an empty row wherever a tile leaves many rows
-// empty, about half of them at 64 tiles (the 64-tile pass of 5M ratings took 8-16% less
+// empty, about half of them at 64 tiles (the 64-tile pass of 25M ratings took 3-11% less
 // with the list, bench/README.md "Scale-out").
 class RowVisits {
  public:

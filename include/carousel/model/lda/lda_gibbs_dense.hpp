@@ -63,7 +63,8 @@ class DenseDocumentGibbs {
   // same bits as that many calls of Sweep, with one draw of the numbers and without storing
   // the document's counts and loading them again between the sweeps. At 16 tiles a document
   // has about 8 tokens of the 10M-token benchmark corpus in a tile, swept twice; one call
-  // made its 16- and 64-tile passes 4-14% faster (bench/README.md, "Scale-out").
+  // made its 16-tile pass 4-14% and its 64-tile pass 9-11% faster (bench/README.md,
+  // "Scale-out").
   void Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
               std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
               const SweepCount& sweeps);
