@@ -94,10 +94,10 @@ inline std::uint64_t BurnInOfPasses(std::uint64_t passes, int tiles, std::uint64
 }
 
 // The iterations between evaluations: `passes` passes over the data, or more whole passes
-// (of `tiles` iterations each) where those make fewer than `at_least` iterations. An evaluation (and the kept draw that
-// comes with it) costs about as much at any tile count, so counted in passes its share of
-// the run does not grow with the tiles; counted in iterations it did (at 64 tiles a fixed
-// 10 iterations evaluated 6.4 times a pass).
+// (of `tiles` iterations each) where those make fewer than `at_least` iterations. An
+// evaluation (and the kept draw that comes with it) costs about as much at any tile count,
+// so counted in passes its share of the run does not grow with the tiles; counted in
+// iterations it did (at 64 tiles a fixed 10 iterations evaluated 6.4 times a pass).
 inline std::uint64_t EvalEveryOfPasses(std::uint64_t passes, int tiles,
                                        std::uint64_t at_least = 0) {
   const std::uint64_t pass = static_cast<std::uint64_t>(tiles > 1 ? tiles : 1);
