@@ -48,6 +48,14 @@ struct PassDefaults {
   std::uint64_t eval_every_at_least = 0;  // iterations between evaluations, at the fewest
 };
 
+// The defaults of a model whose burn-in stays in iterations and which evaluates (and keeps a
+// draw) after the fewest whole passes that make at least `iterations` iterations
+// (EvalEveryOfPasses): at most once a pass, so that the evaluations' share of a run does not
+// grow with --tiles (amf, dpmix, sam).
+constexpr PassDefaults EvalEveryPassAtLeast(std::uint64_t iterations) {
+  return PassDefaults{0, 1, kHalfTheRun, kNoneOfTheRun, iterations};
+}
+
 // The steps a spec may leave out: each does nothing.
 struct ModelSpecDefaults {
   static constexpr RequiredInput kInput{nullptr, nullptr};  // none

@@ -21,10 +21,7 @@ struct AmfSpec : ModelSpecDefaults {
       "by distributed SG-MCMC with mirroring";
   static constexpr const char* kDefaultOut = "carousel-out";
   static constexpr RequiredInput kInput{"--train", "a training file"};
-  // An evaluation (and with it a kept draw) after the fewest whole passes over the data that
-  // make at least 10 iterations (EvalEveryOfPasses): at most one a pass, so that its share
-  // of the run does not grow with --tiles.
-  static constexpr PassDefaults kPasses{0, 1, kHalfTheRun, kNoneOfTheRun, 10};
+  static constexpr PassDefaults kPasses = EvalEveryPassAtLeast(10);
   using ModelOptions = AmfOptions;
   using Data = AmfRunData;
   using Model = AmfModel;

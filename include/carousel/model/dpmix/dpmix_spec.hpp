@@ -29,10 +29,7 @@ struct DpmixSpec : ModelSpecDefaults {
       "SG-MCMC (minibatched slice sampler; SCIR or SGRLD)";
   static constexpr const char* kDefaultOut = "carousel-dpmix-out";
   static constexpr RequiredInput kInput{"--corpus", "a corpus file"};
-  // An evaluation (and with it a kept draw) after the fewest whole passes over the data that
-  // make at least 10 iterations (EvalEveryOfPasses): at most one a pass, so that its share
-  // of the run does not grow with --tiles.
-  static constexpr PassDefaults kPasses{0, 1, kHalfTheRun, kNoneOfTheRun, 10};
+  static constexpr PassDefaults kPasses = EvalEveryPassAtLeast(10);
   using ModelOptions = DpmixOptions;
   using Data = DpmixRunData;
   using Model = DpmixModel;

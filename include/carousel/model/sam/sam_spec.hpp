@@ -29,10 +29,7 @@ struct SamSpec : ModelSpecDefaults {
       "(carousel sam infer --help: topic proportions of new documents given a finished run)";
   static constexpr const char* kDefaultOut = "carousel-sam-out";
   static constexpr RequiredInput kInput{"--corpus", "a corpus file"};
-  // An evaluation (and with it a kept draw) after the fewest whole passes over the data that
-  // make at least 50 iterations (EvalEveryOfPasses): at most one a pass, so that its share
-  // of the run does not grow with --tiles.
-  static constexpr PassDefaults kPasses{0, 1, kHalfTheRun, kNoneOfTheRun, 50};
+  static constexpr PassDefaults kPasses = EvalEveryPassAtLeast(50);
   static constexpr const char* kItemsHeld = "training entries";
   using ModelOptions = SamOptions;
   using Data = SamRunData;
