@@ -62,7 +62,7 @@ std::uint64_t DeferredNoiseSpan(double step);
 // factors read, two double sums read and written), which costs a pass more the more
 // parameters it has per rating: on the 25M Netflix-shaped ratings at K = 32 (0.66 parameters
 // a rating) 14-18% of a pass at 64 tiles, measured (doc/mf.md, "Defaults"). So a draw enters
-// every ceil(6 parameters / ratings) kept draws (4 there: about 4% of a pass), at most every
+// every ceil(6 parameters / ratings) kept draws (4 there: 2.5% of a pass, measured), at most every
 // 10th; parameters = (users + items) x (K + bias). The rule reads the whole problem, never a
 // rank's share, so the outputs do not depend on the rank count, and not --iterations, so a
 // run extended later keeps the same draws.

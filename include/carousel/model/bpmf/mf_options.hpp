@@ -107,8 +107,7 @@ void DeclareMfOptions(Declare& declare, MfOptions& o) {
           "variances of the factors (W_mean, W_var, H_mean, H_var, the biases'); every kept "
           "draw enters predictions.csv, the draws and the trace's posterior-mean RMSE",
           opt::Within(1, 1099511627776.0),
-          opt::Shown("from the data: ceil(6 x parameters / ratings), at most 10, so that they "
-                     "cost about 5% of a pass"));
+          opt::Shown("from the data: ceil(6 x parameters / ratings), at most 10"));
 }
 
 // How --help shows mf's defaults of two chain options (declared by the command line), which
