@@ -85,6 +85,8 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
             DocumentGibbs& gibbs = gibbs_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 16)
             for (std::size_t d = 0; d < documents; ++d) {
+              if (d + kPrefetchDocumentsAhead < documents)
+                observed.Prefetch(d + kPrefetchDocumentsAhead, j);
               const std::uint64_t begin = observed.tokens.Begin(d, j);
               gibbs.Sweep(observed.tokens.word.data() + begin, observed.topic.data() + begin,
                           observed.tokens.End(d, j) - begin, observed.DocTopic(d), view_,

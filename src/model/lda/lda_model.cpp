@@ -249,6 +249,8 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
     // Documents differ in length, so they are dealt out in small chunks as workers free up.
 #pragma omp for schedule(dynamic, 16)
     for (std::size_t i = 0; i < documents.size(); ++i) {
+      if (i + kPrefetchDocumentsAhead < documents.size())
+        train.Prefetch(documents[i + kPrefetchDocumentsAhead], j);
       const std::size_t d = documents[i];
       const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
       // The same stream for either kernel: keyed by document and iteration only.

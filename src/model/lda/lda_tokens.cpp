@@ -57,6 +57,30 @@ void TopicTokens::RecountDocTopic() {
 
 namespace {
 
+// Asks for every cache line of [first, first + bytes).
+void PrefetchBytes(const void* first, std::size_t bytes, bool for_writing) {
+  constexpr std::uintptr_t kLine = 64;
+  const auto begin = reinterpret_cast<std::uintptr_t>(first) & ~(kLine - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(first) + bytes;
+  for (std::uintptr_t line = begin; line < end; line += kLine) {
+    if (for_writing)
+      __builtin_prefetch(reinterpret_cast<const void*>(line), 1);
+    else
+      __builtin_prefetch(reinterpret_cast<const void*>(line), 0);
+  }
+}
+
+}  // namespace
+
+void TopicTokens::Prefetch(std::size_t d, int j) const {
+  const std::uint64_t begin = tokens.Begin(d, j), n = tokens.End(d, j) - begin;
+  PrefetchBytes(tokens.word.data() + begin, n * sizeof(std::uint32_t), false);
+  PrefetchBytes(topic.data() + begin, n * sizeof(std::uint16_t), true);
+  PrefetchBytes(DocTopic(d), static_cast<std::size_t>(topics) * sizeof(std::uint32_t), true);
+}
+
+namespace {
+
 // Document d's number of tokens.
 std::uint64_t DocumentLength(const Corpus& corpus, std::uint32_t d) {
   std::uint64_t n = 0;

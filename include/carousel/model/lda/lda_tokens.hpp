@@ -11,6 +11,7 @@
 // which estimate the document's topic proportions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct TileTokens {
   std::uint64_t tokens() const { return word.size(); }
 };
 
+// How many documents ahead a tile's sweeps load a document's tokens (TopicTokens::Prefetch):
+// at 16 tiles, 3, 6, 12 and 24 gave the same pass time.
+inline constexpr std::size_t kPrefetchDocumentsAhead = 4;
+
 // Tokens with their topic assignments and per-document topic counts.
 struct TopicTokens {
   TileTokens tokens;
@@ -62,6 +67,13 @@ struct TopicTokens {
   const std::uint32_t* DocTopic(std::size_t d) const { return doc_topic.data() + d * topics; }
   // Recomputes doc_topic from topic (after restoring topic from a checkpoint).
   void RecountDocTopic();
+  // Starts loading document d's tokens and topics in column block j and its topic counts
+  // into the cache, for a sweep a few documents later. Why: the tokens are grouped by
+  // document, so a tile's pieces of consecutive documents lie a document's length apart;
+  // at 16 tiles a piece is about 8 tokens, each piece a cache miss that the hardware does
+  // not predict, waited for at the start of the piece's sweep (bench/README.md,
+  // "Scale-out").
+  void Prefetch(std::size_t d, int j) const;
 };
 
 // The part of the corpus that one row-block holds.
