@@ -74,8 +74,16 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         LdaRowBlock& rb = rows_[r];
         const int j = grid_->ColBlockInStratum(rb.id, stratum);
         const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
-        view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha, threads_);
-        if (collect && pass == 0 && j == rb.id && config_.topic_word_mean == TopicWordMean::kDraws)
+        const bool sum_phi =
+            collect && pass == 0 && j == rb.id && config_.topic_word_mean == TopicWordMean::kDraws;
+        // The held-out sweeps read the dense rows alone where every draw is dense; the
+        // test tokens' probabilities and the sum of phi read the double-precision rows.
+        const ViewParts parts = pass < passes && !sum_phi && gibbs_.front().AllDense()
+                                    ? ViewParts::kDenseOnly
+                                    : ViewParts::kAll;
+        view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha, threads_,
+                     parts);
+        if (sum_phi)
           for (std::size_t e = 0; e < rb.phi_sum.size(); ++e) rb.phi_sum[e] += view_.phi[e];
         TopicTokens& observed = rb.tokens.observed;
         if (pass < passes) {  // each document on its own stream: any thread may sweep it

@@ -1,5 +1,6 @@
 #include "carousel/model/lda/lda_gibbs.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "carousel/util/error.hpp"
@@ -7,25 +8,35 @@
 namespace carousel {
 
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
-                           const double* inverse_total, double alpha_, int threads) {
+                           const double* inverse_total, double alpha_, int threads,
+                           ViewParts parts) {
   topics = k_topics;
   alpha = alpha_;
   const auto K = static_cast<std::size_t>(k_topics);
-  phi.resize(words * K);
-  smoothing.resize(words);
+  const bool all = parts == ViewParts::kAll;
+  phi.resize(all ? words * K : 0);
+  smoothing.resize(all ? words : 0);
   dense_stride = (K + 7) / 8 * 8;
-  phi_dense.assign(words * dense_stride, 0.0f);
+  phi_dense.resize(words * dense_stride);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (std::size_t w = 0; w < words; ++w) {
+    const double* theta_w = theta + w * K;
+    float* dense = phi_dense.data() + w * dense_stride;
+    // Subnormal phi (from theta at SCIR's floor) would make every multiply by it slow;
+    // such a phi carries less than 1e-300 of the probability and is set to 0.
+    for (std::size_t k = 0; k < K; ++k) {
+      double p = theta_w[k] * inverse_total[k];
+      p = p < std::numeric_limits<double>::min() ? 0.0 : p;
+      const auto f = static_cast<float>(p);
+      dense[k] = f < std::numeric_limits<float>::min() ? 0.0f : f;
+    }
+    std::fill(dense + K, dense + dense_stride, 0.0f);
+    if (!all) continue;
     double sum = 0.0;
     for (std::size_t k = 0; k < K; ++k) {
-      // Subnormal phi (from theta at SCIR's floor) would make every multiply by it slow;
-      // such a phi carries less than 1e-300 of the probability and is set to 0.
-      double p = theta[w * K + k] * inverse_total[k];
+      double p = theta_w[k] * inverse_total[k];
       if (p < std::numeric_limits<double>::min()) p = 0.0;
       phi[w * K + k] = p;
-      const auto f = static_cast<float>(p);
-      phi_dense[w * dense_stride + k] = f < std::numeric_limits<float>::min() ? 0.0f : f;
       sum += p;
     }
     smoothing[w] = alpha * sum;

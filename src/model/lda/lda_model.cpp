@@ -162,6 +162,9 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   const bool count_initial = t == 0 && config_.first_update == FirstUpdate::kInitialTopics;
   const int kept_sweeps = count_initial ? 1 : config_.sweeps - config_.sweeps / 2;
   const double q = config_.MinibatchFraction(survey_.counts.train_documents);
+  const ViewParts parts = config_.doc_sampler == DocSampler::kGibbs && gibbs_.front().AllDense()
+                              ? ViewParts::kDenseOnly
+                              : ViewParts::kAll;
 
   // Gibbs sweeps over each row-block's minibatch documents in its tile: nbar per block,
   // in buffers kept between iterations (one per row-block, so no fresh pages each time).
@@ -171,7 +174,7 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     LdaRowBlock& rb = rows_[r];
     const int j = grid_->ColBlockInStratum(rb.id, stratum);
     view_.Assign(cols_.at(j).theta.data(), Words(j), config_.topics, inverse_total.data(),
-                 config_.alpha, threads_);
+                 config_.alpha, threads_, parts);
     std::vector<std::uint32_t>& counts = tile_counts_[r];
     nbar[j] = &counts;
     counts.resize(Words(j) * K());  // zeroed by SweepTile

@@ -23,6 +23,13 @@
 
 namespace carousel {
 
+// What TopicWordView::Assign fills: everything, or only the single-precision rows, for
+// sweeps whose every draw is dense (DocumentGibbs::AllDense). Why: an evaluation assigns a
+// view per tile and held-out pass, 11 x --tiles views of each block per evaluation, and
+// the double-precision rows and their sums were most of that work (bench/README.md,
+// "Scale-out").
+enum class ViewParts { kAll, kDenseOnly };
+
 // phi of one column block, word-major (phi[w * K + k] = theta_kw / theta_k.), and the
 // smoothing-bucket mass alpha * sum_k phi_kw of each word.
 struct TopicWordView {
@@ -39,8 +46,10 @@ struct TopicWordView {
   // Fills the view from expanded-mean parameters theta (word-major, `words` x topics) and
   // the inverse per-topic totals 1 / theta_k. over the whole vocabulary, the words shared
   // out among `threads` threads (each word's row is computed alone, so the same bits).
+  // ViewParts::kDenseOnly fills phi_dense alone, with the same bits, and empties phi and
+  // smoothing.
   void Assign(const double* theta, std::size_t words, int topics, const double* inverse_total,
-              double alpha, int threads = 1);
+              double alpha, int threads = 1, ViewParts parts = ViewParts::kAll);
   const double* Row(std::uint32_t word) const {
     return phi.data() + static_cast<std::size_t>(word) * static_cast<std::size_t>(topics);
   }
@@ -80,6 +89,8 @@ class DocumentGibbs {
   void Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
               std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
               const SweepCount& sweeps);
+  // Whether every draw is dense, so that the view's dense rows are all a sweep reads.
+  bool AllDense() const { return dense_from_ == 0; }
 
  private:
   void Add(std::uint32_t* doc_topic, int k);
