@@ -10,11 +10,13 @@
 // count kept during its draw; each lane's cumulative weights offset by its own total instead
 // of the lanes' before it) must reject.
 // And the vector code must give the scalar steps' bits, several sweeps in one call those of
-// one call each, and DocumentGibbs's choice of draw must be the one it says.
+// one call each, DocumentGibbs's choice of draw must be the one it says, and a view of the dense
+// rows alone must have the whole view's dense rows.
 #include "carousel/model/lda/lda_gibbs_dense.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -261,6 +263,37 @@ TEST(DenseDocumentGibbs, SweepsInARowGiveTheBitsOfOneCallEach) {
 
 // auto is the dense draw where that is vectorised and the sparse one elsewhere (K > 64, or a
 // build without AVX2); dense_from draws densely only for documents with that many topics.
+// A view of the dense rows alone has the whole view's dense rows, bit for bit, at K with and
+// without padding, with theta at and below the floors that set phi to 0; and AllDense says
+// which kernels read nothing else.
+TEST(TopicWordView, DenseOnlyHasTheWholeViewsDenseRows) {
+  for (const int K : {5, 8, 50}) {
+    const std::size_t words = 7;
+    std::vector<double> theta(words * static_cast<std::size_t>(K));
+    for (std::size_t e = 0; e < theta.size(); ++e)
+      theta[e] = e % 11 == 0   ? 1e-310
+                 : e % 13 == 0 ? 1e-40
+                               : 0.1 + 0.37 * static_cast<double>(e % 17);
+    std::vector<double> inverse(static_cast<std::size_t>(K));
+    for (int k = 0; k < K; ++k) inverse[static_cast<std::size_t>(k)] = 1.0 / (3.0 + k);
+    TopicWordView whole, dense;
+    whole.Assign(theta.data(), words, K, inverse.data(), 0.1, 1, ViewParts::kAll);
+    dense.phi_dense.assign(whole.phi_dense.size(), 7.0f);  // stale values must be overwritten
+    dense.Assign(theta.data(), words, K, inverse.data(), 0.1, 1, ViewParts::kDenseOnly);
+    EXPECT_EQ(dense.dense_stride, whole.dense_stride);
+    ASSERT_EQ(dense.phi_dense.size(), whole.phi_dense.size());
+    EXPECT_EQ(0, std::memcmp(dense.phi_dense.data(), whole.phi_dense.data(),
+                             whole.phi_dense.size() * sizeof(float)))
+        << "K = " << K;
+    EXPECT_TRUE(dense.phi.empty());
+    EXPECT_TRUE(dense.smoothing.empty());
+    EXPECT_EQ(whole.phi.size(), words * static_cast<std::size_t>(K));
+  }
+  EXPECT_EQ(DocumentGibbs(50, GibbsDraw::kDense).AllDense(), true);
+  EXPECT_EQ(DocumentGibbs(50, GibbsDraw::kSparse).AllDense(), false);
+  EXPECT_EQ(DocumentGibbs(50, GibbsDraw::kAuto, 10).AllDense(), false);
+}
+
 TEST(DocumentGibbs, AutoIsDenseWhereVectorisedAndDenseFromSplitsByTopics) {
   for (const int K : {50, 80}) {
     RandomDocuments auto_run(K, 40, K), dense_run(K, 40, K), sparse_run(K, 40, K);
