@@ -96,9 +96,10 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
               if (d + kPrefetchDocumentsAhead < documents)
                 observed.Prefetch(d + kPrefetchDocumentsAhead, j);
               const std::uint64_t begin = observed.tokens.Begin(d, j);
+              const std::uint64_t end = observed.tokens.End(d, j);
+              if (begin == end) continue;  // draws no numbers: the stream stays where it is
               gibbs.Sweep(observed.tokens.word.data() + begin, observed.topic.data() + begin,
-                          observed.tokens.End(d, j) - begin, observed.DocTopic(d), view_,
-                          rngs[r][d], nullptr);
+                          end - begin, observed.DocTopic(d), view_, rngs[r][d], nullptr);
             }
           }
           continue;

@@ -93,6 +93,12 @@ alignas(32) constexpr std::int32_t kTopicOfLane[8 * kLanes] = {
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
     44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
+// The mask of the first min(n, 8) lanes (n > 0: every block of a sweep holds a topic).
+inline __m256i LanesBelow(std::size_t n) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min(n, kLanes))), lane);
+}
+
 // The count of topic `k`, among counts held in registers eight per vector, plus one (kMore)
 // or minus one: the lane equal to k compares to -1, which is subtracted or added. Why
 // registers: a count changed by a one-element store and then read as part of a vector
@@ -149,11 +155,13 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
                  const float* all_uniforms, const SweepCount& sweeps, DenseFault fault) {
   const std::uint32_t* word = doc.word;
   std::uint16_t* topic = doc.topic;
-  alignas(32) std::int32_t counts[B * kLanes] = {};  // n_dk
-  for (std::size_t k = 0; k < K; ++k) counts[k] = static_cast<std::int32_t>(doc.doc_topic[k]);
+  // n_dk straight into registers (the last block's lanes past K masked: zero, and not
+  // stored back): written to the stack one count at a time and read back as vectors, each
+  // vector read waited for the single stores under it, at every document of a tile.
   __m256i count[B];
   for (std::size_t b = 0; b < B; ++b)
-    count[b] = _mm256_load_si256(reinterpret_cast<const __m256i*>(counts + b * kLanes));
+    count[b] = _mm256_maskload_epi32(
+        reinterpret_cast<const int*>(doc.doc_topic + b * kLanes), LanesBelow(K - b * kLanes));
   const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
   const __m256 zero = _mm256_setzero_ps();
   constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
@@ -217,8 +225,8 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
     }
   }
   for (std::size_t b = 0; b < B; ++b)
-    _mm256_store_si256(reinterpret_cast<__m256i*>(counts + b * kLanes), count[b]);
-  for (std::size_t k = 0; k < K; ++k) doc.doc_topic[k] = static_cast<std::uint32_t>(counts[k]);
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(doc.doc_topic + b * kLanes),
+                           LanesBelow(K - b * kLanes), count[b]);
 }
 #endif
 
