@@ -160,8 +160,8 @@ void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& v
   // vector read waited for the single stores under it, at every document of a tile.
   __m256i count[B];
   for (std::size_t b = 0; b < B; ++b)
-    count[b] = _mm256_maskload_epi32(
-        reinterpret_cast<const int*>(doc.doc_topic + b * kLanes), LanesBelow(K - b * kLanes));
+    count[b] = _mm256_maskload_epi32(reinterpret_cast<const int*>(doc.doc_topic + b * kLanes),
+                                     LanesBelow(K - b * kLanes));
   const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
   const __m256 zero = _mm256_setzero_ps();
   constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
