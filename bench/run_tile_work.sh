@@ -11,7 +11,9 @@
 # mf : 25M generated ratings (`carousel gen mf --users 480189 --items 17770 --ratings 25000000
 #      --rank 10 --seed 5`, every 100th line held out by bench/split_ratings.py), K = 32.
 # lda: the 10M-token generated corpus of issue #39 (`carousel gen lda --documents 75000`, its
-#      other options at their defaults), K = 50, one worker thread.
+#      other options at their defaults), K = 50, one worker thread. LDA_SWEEPS=N passes
+#      --sweeps N (the default is 1 at 1 and 4 tiles and 2 from 16 on this corpus).
+#      CSVs work_lda.csv, or work_lda_sweeps1.csv with LDA_SWEEPS=1.
 # amf: the same ratings as mf (MF_RATINGS, MF_USERS apply), K = 16, at its defaults: a run of
 #      max(40, 6 B) iterations, its seconds per pass taken from the trace rows from iteration
 #      (run / 3) on, evaluations and kept draws included (per_pass_since). AMF_EVAL_EVERY=N
@@ -69,14 +71,18 @@ run_mf() {
 run_lda() {
   local corpus="$data/lda_10m.txt"
   [ -s "$corpus" ] || "$bin" gen lda --documents 75000 --out "$corpus" >/dev/null
-  echo "tiles,passes,seconds_per_pass" >"$out/work_lda.raw"
+  local sweeps=() name=lda
+  if [ -n "${LDA_SWEEPS:-}" ]; then
+    sweeps=(--sweeps "$LDA_SWEEPS"); name="lda_sweeps${LDA_SWEEPS}"
+  fi
+  echo "tiles,passes,seconds_per_pass" >"$out/work_$name.raw"
   for b in "${tiles_list[@]}"; do
     local p; p=$(passes_for "$b")
     "$bin" lda --corpus "$corpus" --topics 50 --tiles "$b" --threads 1 --iterations $((p * b)) \
-      --eval-every "$b" --quiet --overwrite --out "$out/lda_$b" >/dev/null
-    echo "$b,$p,$(per_pass "$out/lda_$b/trace.csv")" >>"$out/work_lda.raw"
+      --eval-every "$b" "${sweeps[@]}" --quiet --overwrite --out "$out/${name}_$b" >/dev/null
+    echo "$b,$p,$(per_pass "$out/${name}_$b/trace.csv")" >>"$out/work_$name.raw"
   done
-  report "$out/work_lda.raw" | tee "$out/work_lda.csv"
+  report "$out/work_$name.raw" | tee "$out/work_$name.csv"
 }
 
 run_amf() {
