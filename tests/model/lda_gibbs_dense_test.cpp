@@ -261,6 +261,62 @@ TEST(DenseDocumentGibbs, SweepsInARowGiveTheBitsOfOneCallEach) {
   ExpectSweepsAreSweepCalls(split_fused, split_calls, 50, 5, "DocumentGibbs split");
 }
 
+// SweepsPair(a, b): for each document the bits of its own call of Sweeps, its stream left
+// where that call leaves it, the accumulator the sum of both; documents of different lengths
+// (0, 1, odd and even tokens, so that one chain runs on alone) and 1 to 3 sweeps.
+template <typename Kernel>
+void ExpectPairIsTwoCalls(Kernel& paired, Kernel& single, int K, int topics_used,
+                          const std::string& what) {
+  for (const int sweeps : {1, 2, 3}) {
+    RandomDocuments pair_run(K, 12, topics_used), single_run(K, 12, topics_used);
+    std::vector<std::uint32_t> pair_acc(pair_run.V * K, 0), single_acc(single_run.V * K, 0);
+    // The length swept of document d: all of it, one token fewer, or none or one.
+    const auto length = [&](std::size_t d) {
+      const std::size_t whole = pair_run.start[d + 1] - pair_run.start[d];
+      return d == 2 ? 0 : d == 5 ? 1 : whole - d % 2;
+    };
+    for (std::size_t d = 0; d + 1 < pair_run.Documents(); d += 2) {
+      KeyedStream pair_rng[2] = {KeyedStream(59, Purpose::kTest, d, 0),
+                                 KeyedStream(59, Purpose::kTest, d + 1, 0)};
+      KeyedStream single_rng[2] = {KeyedStream(59, Purpose::kTest, d, 0),
+                                   KeyedStream(59, Purpose::kTest, d + 1, 0)};
+      DocumentSweeps piece[2];
+      for (std::size_t m = 0; m < 2; ++m) {
+        const std::size_t at = pair_run.start[d + m];
+        piece[m] = DocumentSweeps{pair_run.words.data() + at,
+                                  pair_run.topics.data() + at,
+                                  length(d + m),
+                                  pair_run.counts.data() + (d + m) * K,
+                                  &pair_rng[m],
+                                  SweepCount{sweeps, sweeps / 2, pair_acc.data()}};
+        single.Sweeps(single_run.words.data() + at, single_run.topics.data() + at, length(d + m),
+                      single_run.counts.data() + (d + m) * K, single_run.view, single_rng[m],
+                      SweepCount{sweeps, sweeps / 2, single_acc.data()});
+      }
+      paired.SweepsPair(piece[0], piece[1], pair_run.view);
+      for (std::size_t m = 0; m < 2; ++m)
+        EXPECT_EQ(pair_rng[m].bits(), single_rng[m].bits()) << what << ", " << sweeps << " sweeps";
+    }
+    EXPECT_EQ(pair_run.topics, single_run.topics) << what << ", " << sweeps << " sweeps";
+    EXPECT_EQ(pair_run.counts, single_run.counts) << what << ", " << sweeps << " sweeps";
+    EXPECT_EQ(pair_acc, single_acc) << what << ", " << sweeps << " sweeps";
+  }
+}
+
+TEST(DenseDocumentGibbs, PairsGiveTheBitsOfOneCallEach) {
+  for (const int K : {13, 50}) {
+    DenseDocumentGibbs vector_pair(K), vector_single(K);
+    ExpectPairIsTwoCalls(vector_pair, vector_single, K, K, "vector K " + std::to_string(K));
+    DenseDocumentGibbs scalar_pair(K, DenseFault::kNone, true),
+        scalar_single(K, DenseFault::kNone, true);
+    ExpectPairIsTwoCalls(scalar_pair, scalar_single, K, K, "scalar K " + std::to_string(K));
+  }
+  DocumentGibbs dense_pair(50, GibbsDraw::kDense), dense_single(50, GibbsDraw::kDense);
+  ExpectPairIsTwoCalls(dense_pair, dense_single, 50, 50, "DocumentGibbs dense");
+  DocumentGibbs split_pair(50, GibbsDraw::kAuto, 10), split_single(50, GibbsDraw::kAuto, 10);
+  ExpectPairIsTwoCalls(split_pair, split_single, 50, 5, "DocumentGibbs split");
+}
+
 // auto is the dense draw where that is vectorised and the sparse one elsewhere (K > 64, or a
 // build without AVX2); dense_from draws densely only for documents with that many topics.
 // A view of the dense rows alone has the whole view's dense rows, bit for bit, at K with and

@@ -91,15 +91,30 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
 #pragma omp parallel num_threads(threads_) if (threads_ > 1 && documents > 1)
           {
             DocumentGibbs& gibbs = gibbs_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 16)
-            for (std::size_t d = 0; d < documents; ++d) {
-              if (d + kPrefetchDocumentsAhead < documents)
-                observed.Prefetch(d + kPrefetchDocumentsAhead, j);
-              const std::uint64_t begin = observed.tokens.Begin(d, j);
-              const std::uint64_t end = observed.tokens.End(d, j);
-              if (begin == end) continue;  // draws no numbers: the stream stays where it is
-              gibbs.Sweep(observed.tokens.word.data() + begin, observed.topic.data() + begin,
-                          end - begin, observed.DocTopic(d), view_, rngs[r][d], nullptr);
+            // Two documents at a time, as in training (SweepTile).
+#pragma omp for schedule(dynamic, 8)
+            for (std::size_t pair = 0; pair < (documents + 1) / 2; ++pair) {
+              DocumentSweeps piece[2];
+              int held = 0;
+              for (std::size_t d = 2 * pair; d < std::min(2 * pair + 2, documents); ++d) {
+                if (d + kPrefetchDocumentsAhead < documents)
+                  observed.Prefetch(d + kPrefetchDocumentsAhead, j);
+                const std::uint64_t begin = observed.tokens.Begin(d, j);
+                const std::uint64_t end = observed.tokens.End(d, j);
+                if (begin == end) continue;  // draws no numbers: the stream stays where it is
+                piece[held++] = DocumentSweeps{observed.tokens.word.data() + begin,
+                                               observed.topic.data() + begin,
+                                               end - begin,
+                                               observed.DocTopic(d),
+                                               &rngs[r][d],
+                                               {1, 0, nullptr}};
+              }
+              if (held == 2) {
+                gibbs.SweepsPair(piece[0], piece[1], view_);
+              } else if (held == 1) {
+                const DocumentSweeps& one = piece[0];
+                gibbs.Sweep(one.word, one.topic, one.n, one.doc_topic, view_, *one.rng, nullptr);
+              }
             }
           }
           continue;

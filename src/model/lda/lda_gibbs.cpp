@@ -106,6 +106,13 @@ void DocumentGibbs::Sweeps(const std::uint32_t* word, std::uint16_t* topic, std:
     Sweep(word, topic, n, doc_topic, view, rng, sweeps.AccumulateIn(s));
 }
 
+void DocumentGibbs::SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b,
+                               const TopicWordView& view) {
+  if (dense_from_ == 0) return dense_.SweepsPair(a, b, view);
+  Sweeps(a.word, a.topic, a.n, a.doc_topic, view, *a.rng, a.sweeps);
+  Sweeps(b.word, b.topic, b.n, b.doc_topic, view, *b.rng, b.sweeps);
+}
+
 void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
                           std::uint32_t* accumulate) {

@@ -148,85 +148,148 @@ template <std::size_t B>
   return ExactDraw(count_of, phi, alpha, K, uniform);
 }
 
-// The sweeps with B blocks of eight topics (K <= 8 B), each step's sums kept in registers,
-// and the document's counts too from one sweep to the next.
+// One document's sweeps with B blocks of eight topics (K <= 8 B), a token at a time
+// (Step), each step's sums kept in registers, and the document's counts too from one token
+// and one sweep to the next. A document's draws depend on nothing but its own tokens,
+// counts, numbers and the view, so two chains stepped in turn (SweepBlocksPair) give each
+// document the bits of its own sweeps, while the processor overlaps the two chains of
+// dependent steps.
 template <std::size_t B>
-void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
-                 const float* all_uniforms, const SweepCount& sweeps, DenseFault fault) {
-  const std::uint32_t* word = doc.word;
-  std::uint16_t* topic = doc.topic;
-  // n_dk straight into registers (the last block's lanes past K masked: zero, and not
-  // stored back): written to the stack one count at a time and read back as vectors, each
-  // vector read waited for the single stores under it, at every document of a tile.
-  __m256i count[B];
-  for (std::size_t b = 0; b < B; ++b)
-    count[b] = _mm256_maskload_epi32(reinterpret_cast<const int*>(doc.doc_topic + b * kLanes),
-                                     LanesBelow(K - b * kLanes));
-  const __m256 alpha = _mm256_set1_ps(static_cast<float>(view.alpha));
-  const __m256 zero = _mm256_setzero_ps();
-  constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
-  for (int sweep = 0; sweep < sweeps.sweeps; ++sweep) {
-    std::uint32_t* accumulate = sweeps.AccumulateIn(sweep);
-    const float* uniforms = all_uniforms + static_cast<std::size_t>(sweep) * doc.n;
-    for (std::size_t i = 0; i < doc.n; ++i) {
-      if (i + 1 < doc.n) {  // the next token's rows are likely cache misses: start loading them
-        const char* next = reinterpret_cast<const char*>(view.DenseRow(word[i + 1]));
-        for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
-        if (accumulate) {
-          const char* row = reinterpret_cast<const char*>(accumulate + word[i + 1] * K);
-          for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(row + b, 1);
-        }
+class DenseChain {
+ public:
+  DenseChain(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
+             const float* uniforms, const SweepCount& sweeps, DenseFault fault)
+      : doc_(doc),
+        K_(K),
+        view_(view),
+        uniforms_(uniforms),
+        sweeps_(sweeps),
+        fault_(fault),
+        sweep_(doc.n == 0 ? sweeps.sweeps : 0),
+        accumulate_(sweeps.AccumulateIn(0)),
+        alpha_(_mm256_set1_ps(static_cast<float>(view.alpha))) {
+    // n_dk straight into registers (the last block's lanes past K masked: zero, and not
+    // stored back): written to the stack one count at a time and read back as vectors, each
+    // vector read waited for the single stores under it, at every document of a tile.
+    for (std::size_t b = 0; b < B; ++b)
+      count_[b] = _mm256_maskload_epi32(reinterpret_cast<const int*>(doc.doc_topic + b * kLanes),
+                                        LanesBelow(K - b * kLanes));
+  }
+
+  bool Done() const { return sweep_ >= sweeps_.sweeps; }
+
+  // Draws token i_ of sweep sweep_ and moves to the next.
+  __attribute__((always_inline)) inline void Step() {
+    constexpr std::size_t row_bytes = B * kLanes * sizeof(float);
+    const std::uint32_t* word = doc_.word;
+    std::uint16_t* topic = doc_.topic;
+    const std::size_t i = i_;
+    if (i + 1 < doc_.n) {  // the next token's rows are likely cache misses: start loading them
+      const char* next = reinterpret_cast<const char*>(view_.DenseRow(word[i + 1]));
+      for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
+      if (accumulate_) {
+        const char* row = reinterpret_cast<const char*>(accumulate_ + word[i + 1] * K_);
+        for (std::size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(row + b, 1);
       }
-      if (fault != DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
-      const float* phi = view.DenseRow(word[i]);
-      __m256 run[B];
-      for (std::size_t b = 0; b < B; ++b) {
-        const __m256 weight = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count[b]), alpha),
-                                            _mm256_loadu_ps(phi + b * kLanes));
-        run[b] = b == 0 ? weight : _mm256_add_ps(run[b - 1], weight);
-      }
-      const __m256 sum = run[B - 1];
-      // LanePrefix's steps.
-      const __m256 s1 = _mm256_add_ps(
-          sum, _mm256_blend_ps(_mm256_permute_ps(sum, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x11));
-      const __m256 s2 = _mm256_add_ps(
-          s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
-      const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
-      const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
-      // CountSearch's steps on the registers (reading the sums back from memory would wait on
-      // the stores that wrote them). The total is broadcast within the vector unit: moving it
-      // out to a scalar and back puts a round trip through memory on the chain of draws.
-      const __m256 high = _mm256_permute_ps(prefix, _MM_SHUFFLE(3, 3, 3, 3));
-      const __m256 totals = _mm256_permute2f128_ps(high, high, 0x11);       // every lane: prefix[7]
-      const __m256 u = _mm256_mul_ps(_mm256_set1_ps(uniforms[i]), totals);  // uniform * total
-      const __m256 start =
-          fault == DenseFault::kLaneOffByOne
-              ? prefix
-              : _mm256_blend_ps(
-                    _mm256_permutevar8x32_ps(prefix, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
-                    zero, 0x01);
-      unsigned p = 0;
-      for (std::size_t b = 0; b < B; ++b)
-        p += static_cast<unsigned>(__builtin_popcount(
-            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
-      const std::size_t k = TopicAtPosition<B>(p);
-      int chosen = -1;
-      if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K && phi[k] > 0.0f) {
-        chosen = static_cast<int>(k);
-      } else {  // CountSearch's -1
-        chosen =
-            ExactDrawFromRegisters<B>(count, phi, static_cast<float>(view.alpha), K, uniforms[i]);
-      }
-      if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
-      if (fault == DenseFault::kKeepOwnCount) CountOne<B, false>(count, topic[i]);
-      CountOne<B, true>(count, static_cast<std::uint32_t>(chosen));
-      topic[i] = static_cast<std::uint16_t>(chosen);
-      if (accumulate) accumulate[static_cast<std::size_t>(word[i]) * K + chosen]++;
+    }
+    if (fault_ != DenseFault::kKeepOwnCount) CountOne<B, false>(count_, topic[i]);
+    const float* phi = view_.DenseRow(word[i]);
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 run[B];
+    for (std::size_t b = 0; b < B; ++b) {
+      const __m256 weight = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(count_[b]), alpha_),
+                                          _mm256_loadu_ps(phi + b * kLanes));
+      run[b] = b == 0 ? weight : _mm256_add_ps(run[b - 1], weight);
+    }
+    const __m256 sum = run[B - 1];
+    // LanePrefix's steps.
+    const __m256 s1 = _mm256_add_ps(
+        sum, _mm256_blend_ps(_mm256_permute_ps(sum, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x11));
+    const __m256 s2 = _mm256_add_ps(
+        s1, _mm256_blend_ps(_mm256_permute_ps(s1, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x33));
+    const __m256 low3 = _mm256_permute_ps(s2, _MM_SHUFFLE(3, 3, 3, 3));
+    const __m256 prefix = _mm256_add_ps(s2, _mm256_permute2f128_ps(low3, low3, 0x08));
+    // CountSearch's steps on the registers (reading the sums back from memory would wait on
+    // the stores that wrote them). The total is broadcast within the vector unit: moving it
+    // out to a scalar and back puts a round trip through memory on the chain of draws.
+    const __m256 high = _mm256_permute_ps(prefix, _MM_SHUFFLE(3, 3, 3, 3));
+    const __m256 totals = _mm256_permute2f128_ps(high, high, 0x11);  // every lane: prefix[7]
+    const float uniform = uniforms_[static_cast<std::size_t>(sweep_) * doc_.n + i];
+    const __m256 u = _mm256_mul_ps(_mm256_set1_ps(uniform), totals);  // uniform * total
+    const __m256 start =
+        fault_ == DenseFault::kLaneOffByOne
+            ? prefix
+            : _mm256_blend_ps(
+                  _mm256_permutevar8x32_ps(prefix, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)), zero,
+                  0x01);
+    unsigned p = 0;
+    for (std::size_t b = 0; b < B; ++b)
+      p += static_cast<unsigned>(__builtin_popcount(
+          _mm256_movemask_ps(_mm256_cmp_ps(_mm256_add_ps(start, run[b]), u, _CMP_LE_OQ))));
+    const std::size_t k = TopicAtPosition<B>(p);
+    int chosen = -1;
+    if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K_ && phi[k] > 0.0f) {
+      chosen = static_cast<int>(k);
+    } else {  // CountSearch's -1
+      chosen = ExactDrawFromRegisters<B>(count_, phi, static_cast<float>(view_.alpha), K_, uniform);
+    }
+    if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
+    if (fault_ == DenseFault::kKeepOwnCount) CountOne<B, false>(count_, topic[i]);
+    CountOne<B, true>(count_, static_cast<std::uint32_t>(chosen));
+    topic[i] = static_cast<std::uint16_t>(chosen);
+    if (accumulate_) accumulate_[static_cast<std::size_t>(word[i]) * K_ + chosen]++;
+    if (++i_ == doc_.n) {
+      i_ = 0;
+      ++sweep_;
+      accumulate_ = sweeps_.AccumulateIn(sweep_);
     }
   }
-  for (std::size_t b = 0; b < B; ++b)
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(doc.doc_topic + b * kLanes),
-                           LanesBelow(K - b * kLanes), count[b]);
+
+  // Stores the document's counts back.
+  void Finish() {
+    for (std::size_t b = 0; b < B; ++b)
+      _mm256_maskstore_epi32(reinterpret_cast<int*>(doc_.doc_topic + b * kLanes),
+                             LanesBelow(K_ - b * kLanes), count_[b]);
+  }
+
+ private:
+  DocumentSlice doc_;
+  std::size_t K_;
+  const TopicWordView& view_;
+  const float* uniforms_;  // sweeps x n, sweep-major
+  SweepCount sweeps_;
+  DenseFault fault_;
+  int sweep_;
+  std::size_t i_ = 0;
+  std::uint32_t* accumulate_;
+  __m256 alpha_;
+  __m256i count_[B];
+};
+
+template <std::size_t B>
+void SweepBlocks(const DocumentSlice& doc, std::size_t K, const TopicWordView& view,
+                 const float* uniforms, const SweepCount& sweeps, DenseFault fault) {
+  DenseChain<B> chain(doc, K, view, uniforms, sweeps, fault);
+  while (!chain.Done()) chain.Step();
+  chain.Finish();
+}
+
+// Two documents' sweeps, their tokens drawn in turn while both have some left.
+template <std::size_t B>
+void SweepBlocksPair(const DocumentSlice& doc_a, const float* uniforms_a,
+                     const SweepCount& sweeps_a, const DocumentSlice& doc_b,
+                     const float* uniforms_b, const SweepCount& sweeps_b, std::size_t K,
+                     const TopicWordView& view, DenseFault fault) {
+  DenseChain<B> a(doc_a, K, view, uniforms_a, sweeps_a, fault);
+  DenseChain<B> b(doc_b, K, view, uniforms_b, sweeps_b, fault);
+  while (!a.Done() && !b.Done()) {
+    a.Step();
+    b.Step();
+  }
+  while (!a.Done()) a.Step();
+  while (!b.Done()) b.Step();
+  a.Finish();
+  b.Finish();
 }
 #endif
 
@@ -282,6 +345,61 @@ bool DenseDocumentGibbs::Vectorised(int topics) {
 #endif
 }
 
+// Two uniforms from each 64-bit number, its top 24 bits and the 24 below them: the weights
+// are single precision, so finer uniforms would not draw finer, and half the numbers
+// halves the stream's cost. Each sweep takes its own ceil(n / 2) numbers in turn, as
+// separate sweeps drawing them one after the other would (the stream's numbers do not
+// depend on how they are asked for: KeyedStream::FillBits).
+void DenseDocumentGibbs::DrawUniforms(KeyedStream& rng, std::size_t n, int sweeps,
+                                      std::vector<float>& uniforms) {
+  const std::size_t per_sweep = (n + 1) / 2;
+  const auto count = static_cast<std::size_t>(std::max(sweeps, 0));
+  bits_.resize(per_sweep * count);
+  rng.FillBits(bits_.data(), bits_.size());
+  uniforms.resize(n * count);
+  for (std::size_t s = 0; s < count; ++s)
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t bits = bits_[s * per_sweep + i / 2];
+      const std::uint64_t half = (bits >> (i % 2 == 0 ? 40 : 16)) & 0xffffff;
+      uniforms[s * n + i] = (static_cast<float>(half) + 0.5f) * 0x1.0p-24f;  // in (0, 1)
+    }
+}
+
+void DenseDocumentGibbs::SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b,
+                                    const TopicWordView& view) {
+#ifdef __AVX2__
+  if (!scalar_) {
+    if (view.dense_stride != blocks_ * kLanes)
+      throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
+    const auto K = static_cast<std::size_t>(topics_);
+    DrawUniforms(*a.rng, a.n, a.sweeps.sweeps, uniforms_);
+    DrawUniforms(*b.rng, b.n, b.sweeps.sweeps, uniforms_b_);
+    const DocumentSlice da{a.word, a.topic, a.n, a.doc_topic};
+    const DocumentSlice db{b.word, b.topic, b.n, b.doc_topic};
+    const float* ua = uniforms_.data();
+    const float* ub = uniforms_b_.data();
+    switch (blocks_) {
+#define CAROUSEL_PAIR_CASE(N) \
+  case N:                     \
+    return SweepBlocksPair<N>(da, ua, a.sweeps, db, ub, b.sweeps, K, view, fault_);
+      CAROUSEL_PAIR_CASE(1)
+      CAROUSEL_PAIR_CASE(2)
+      CAROUSEL_PAIR_CASE(3)
+      CAROUSEL_PAIR_CASE(4)
+      CAROUSEL_PAIR_CASE(5)
+      CAROUSEL_PAIR_CASE(6)
+      CAROUSEL_PAIR_CASE(7)
+      CAROUSEL_PAIR_CASE(8)
+#undef CAROUSEL_PAIR_CASE
+      default:
+        break;
+    }
+  }
+#endif
+  Sweeps(a.word, a.topic, a.n, a.doc_topic, view, *a.rng, a.sweeps);
+  Sweeps(b.word, b.topic, b.n, b.doc_topic, view, *b.rng, b.sweeps);
+}
+
 void DenseDocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                                std::uint32_t* doc_topic, const TopicWordView& view,
                                KeyedStream& rng, std::uint32_t* accumulate) {
@@ -294,22 +412,7 @@ void DenseDocumentGibbs::Sweeps(const std::uint32_t* word, std::uint16_t* topic,
   const auto K = static_cast<std::size_t>(topics_);
   if (view.dense_stride != blocks_ * kLanes)
     throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
-  // Two uniforms from each 64-bit number, its top 24 bits and the 24 below them: the weights
-  // are single precision, so finer uniforms would not draw finer, and half the numbers
-  // halves the stream's cost. Each sweep takes its own ceil(n / 2) numbers in turn, as
-  // separate sweeps drawing them one after the other would (the stream's numbers do not
-  // depend on how they are asked for: KeyedStream::FillBits).
-  const std::size_t per_sweep = (n + 1) / 2;
-  const auto count = static_cast<std::size_t>(std::max(sweeps.sweeps, 0));
-  bits_.resize(per_sweep * count);
-  rng.FillBits(bits_.data(), bits_.size());
-  uniforms_.resize(n * count);
-  for (std::size_t s = 0; s < count; ++s)
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t bits = bits_[s * per_sweep + i / 2];
-      const std::uint64_t half = (bits >> (i % 2 == 0 ? 40 : 16)) & 0xffffff;
-      uniforms_[s * n + i] = (static_cast<float>(half) + 0.5f) * 0x1.0p-24f;  // in (0, 1)
-    }
+  DrawUniforms(rng, n, sweeps.sweeps, uniforms_);
   const DocumentSlice doc{word, topic, n, doc_topic};
   const float* u = uniforms_.data();
 #ifdef __AVX2__

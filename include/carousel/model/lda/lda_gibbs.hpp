@@ -89,6 +89,9 @@ class DocumentGibbs {
   void Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
               std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
               const SweepCount& sweeps);
+  // The sweeps of two documents, each with the bits of its own call of Sweeps (in turn,
+  // token by token, where every draw is dense: DenseDocumentGibbs::SweepsPair).
+  void SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b, const TopicWordView& view);
   // Whether every draw is dense, so that the view's dense rows are all a sweep reads.
   bool AllDense() const { return dense_from_ == 0; }
 

@@ -44,6 +44,16 @@ struct SweepCount {
   std::uint32_t* AccumulateIn(int sweep) const { return sweep >= kept_from ? accumulate : nullptr; }
 };
 
+// One document's piece and sweeps, for DenseDocumentGibbs::SweepsPair.
+struct DocumentSweeps {
+  const std::uint32_t* word;
+  std::uint16_t* topic;
+  std::size_t n;
+  std::uint32_t* doc_topic;
+  KeyedStream* rng;
+  SweepCount sweeps;
+};
+
 class DenseDocumentGibbs {
  public:
   // scalar: always the scalar steps (the tests compare them with the vector code).
@@ -68,14 +78,25 @@ class DenseDocumentGibbs {
   void Sweeps(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
               std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
               const SweepCount& sweeps);
+  // Sweeps of two documents, each with the bits of its own call of Sweeps: their tokens
+  // are drawn in turn, so that their two chains of dependent steps overlap. A draw waits
+  // on the one before it in its document (the counts), about 70 cycles of dependent vector
+  // steps, and the processor finds no other work in a single document; with two, a pass of
+  // the 10M-token benchmark corpus at one tile took 0.17-0.18 s against 0.24-0.25
+  // (bench/README.md, "Scale-out").
+  void SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b, const TopicWordView& view);
 
  private:
+  // A document's uniforms for `sweeps` sweeps of n tokens, sweep-major.
+  void DrawUniforms(KeyedStream& rng, std::size_t n, int sweeps, std::vector<float>& uniforms);
+
   int topics_;
   std::size_t blocks_;  // ceil(K / 8)
   DenseFault fault_;
   bool scalar_;
   std::vector<std::uint64_t> bits_;  // the sweeps' random numbers, one per two tokens
   std::vector<float> uniforms_;      // one per token and sweep, from bits_
+  std::vector<float> uniforms_b_;    // the second document's, in SweepsPair
   // The scalar path's n_dk (as floats, exact below 2^24) and running sums (block b, lane l:
   // lane l's weights summed over blocks 0..b), padded to 8 * blocks_; the AVX2 path holds
   // them in registers and on its stack for K <= 64.
