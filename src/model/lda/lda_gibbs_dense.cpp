@@ -230,8 +230,11 @@ class DenseChain {
     int chosen = -1;
     if (_mm256_cvtss_f32(totals) > 0.0f && p < B * kLanes && k < K_ && phi[k] > 0.0f) {
       chosen = static_cast<int>(k);
-    } else {  // CountSearch's -1
-      chosen = ExactDrawFromRegisters<B>(count_, phi, static_cast<float>(view_.alpha), K_, uniform);
+    } else {  // CountSearch's -1, from a copy: count_'s address given away would keep the
+              // counts in memory rather than in registers at every step
+      __m256i counts[B];
+      for (std::size_t b = 0; b < B; ++b) counts[b] = count_[b];
+      chosen = ExactDrawFromRegisters<B>(counts, phi, static_cast<float>(view_.alpha), K_, uniform);
     }
     if (chosen < 0) chosen = topic[i];  // all-zero weights cannot happen for theta > 0
     if (fault_ == DenseFault::kKeepOwnCount) CountOne<B, false>(count_, topic[i]);
