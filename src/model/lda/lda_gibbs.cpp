@@ -7,6 +7,23 @@
 
 namespace carousel {
 
+namespace {
+
+// phi_kw = theta_kw / theta_k. from 1 / theta_k.. Subnormal phi (from theta at SCIR's floor)
+// would make every multiply by it slow; such a phi carries less than 1e-300 of the
+// probability and is set to 0, in double and in single precision alike.
+inline double Phi(double theta, double inverse_total) {
+  const double p = theta * inverse_total;
+  return p < std::numeric_limits<double>::min() ? 0.0 : p;
+}
+
+inline float DensePhi(double phi) {
+  const auto f = static_cast<float>(phi);
+  return f < std::numeric_limits<float>::min() ? 0.0f : f;
+}
+
+}  // namespace
+
 void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
                            const double* inverse_total, double alpha_, int threads,
                            ViewParts parts) {
@@ -22,20 +39,12 @@ void TopicWordView::Assign(const double* theta, std::size_t words, int k_topics,
   for (std::size_t w = 0; w < words; ++w) {
     const double* theta_w = theta + w * K;
     float* dense = phi_dense.data() + w * dense_stride;
-    // Subnormal phi (from theta at SCIR's floor) would make every multiply by it slow;
-    // such a phi carries less than 1e-300 of the probability and is set to 0.
-    for (std::size_t k = 0; k < K; ++k) {
-      double p = theta_w[k] * inverse_total[k];
-      p = p < std::numeric_limits<double>::min() ? 0.0 : p;
-      const auto f = static_cast<float>(p);
-      dense[k] = f < std::numeric_limits<float>::min() ? 0.0f : f;
-    }
+    for (std::size_t k = 0; k < K; ++k) dense[k] = DensePhi(Phi(theta_w[k], inverse_total[k]));
     std::fill(dense + K, dense + dense_stride, 0.0f);
     if (!all) continue;
     double sum = 0.0;
     for (std::size_t k = 0; k < K; ++k) {
-      double p = theta_w[k] * inverse_total[k];
-      if (p < std::numeric_limits<double>::min()) p = 0.0;
+      const double p = Phi(theta_w[k], inverse_total[k]);
       phi[w * K + k] = p;
       sum += p;
     }

@@ -80,10 +80,10 @@ class DenseDocumentGibbs {
               const SweepCount& sweeps);
   // Sweeps of two documents, each with the bits of its own call of Sweeps: their tokens
   // are drawn in turn, so that their two chains of dependent steps overlap. A draw waits
-  // on the one before it in its document (the counts), about 70 cycles of dependent vector
-  // steps, and the processor finds no other work in a single document; with two, a pass of
-  // the 10M-token benchmark corpus at one tile took 0.17-0.18 s against 0.24-0.25
-  // (bench/README.md, "Scale-out").
+  // on the one before it in its document (the counts it changed), a chain of dependent
+  // vector steps beside which one document leaves the processor little to do; with two, a
+  // pass of the 10M-token benchmark corpus at one tile took 0.17-0.18 s against
+  // 0.22-0.23 (bench/README.md, "Scale-out").
   void SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b, const TopicWordView& view);
 
  private:
