@@ -317,6 +317,41 @@ TEST(DenseDocumentGibbs, PairsGiveTheBitsOfOneCallEach) {
   ExpectPairIsTwoCalls(split_pair, split_single, 50, 5, "DocumentGibbs split");
 }
 
+// SweepsInPairs over a chunk's pieces (lengths 0, 1 and more, an odd number of them): every
+// piece gets the bits of its own call of Sweeps, whatever the pairing.
+TEST(DocumentGibbs, SweepsInPairsGiveTheBitsOfOneCallEach) {
+  const int K = 50;
+  for (const GibbsDraw draw : {GibbsDraw::kDense, GibbsDraw::kSparse}) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
+      RandomDocuments paired_run(K, 12, K), single_run(K, 12, K);
+      std::vector<std::uint32_t> paired_acc(paired_run.V * K, 0), single_acc(single_run.V * K, 0);
+      DocumentGibbs paired(K, draw), single(K, draw);
+      std::vector<KeyedStream> paired_rng, single_rng;
+      paired_rng.reserve(count);
+      std::vector<DocumentSweeps> pieces;
+      for (std::size_t d = 0; d < count; ++d) {
+        const std::size_t at = paired_run.start[d];
+        const std::size_t n = d == 1 ? 0 : d == 3 ? 1 : (paired_run.start[d + 1] - at) / (d + 1);
+        paired_rng.emplace_back(61, Purpose::kTest, d, 0);
+        single_rng.emplace_back(61, Purpose::kTest, d, 0);
+        pieces.push_back(DocumentSweeps{paired_run.words.data() + at, paired_run.topics.data() + at,
+                                        n, paired_run.counts.data() + d * K, &paired_rng[d],
+                                        SweepCount{2, 1, paired_acc.data()}});
+        single.Sweeps(single_run.words.data() + at, single_run.topics.data() + at, n,
+                      single_run.counts.data() + d * K, single_run.view, single_rng[d],
+                      SweepCount{2, 1, single_acc.data()});
+      }
+      paired.SweepsInPairs(pieces, paired_run.view);
+      const std::string what = std::string(GibbsDrawName(draw)) + ", " + std::to_string(count);
+      for (std::size_t d = 0; d < count; ++d)
+        EXPECT_EQ(paired_rng[d].bits(), single_rng[d].bits()) << what;
+      EXPECT_EQ(paired_run.topics, single_run.topics) << what;
+      EXPECT_EQ(paired_run.counts, single_run.counts) << what;
+      EXPECT_EQ(paired_acc, single_acc) << what;
+    }
+  }
+}
+
 // auto is the dense draw where that is vectorised and the sparse one elsewhere (K > 64, or a
 // build without AVX2); dense_from draws densely only for documents with that many topics.
 // A view of the dense rows alone has the whole view's dense rows, bit for bit, at K with and

@@ -91,30 +91,26 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
 #pragma omp parallel num_threads(threads_) if (threads_ > 1 && documents > 1)
           {
             DocumentGibbs& gibbs = gibbs_[static_cast<std::size_t>(omp_get_thread_num())];
-            // Two documents at a time, as in training (SweepTile).
-#pragma omp for schedule(dynamic, 8)
-            for (std::size_t pair = 0; pair < (documents + 1) / 2; ++pair) {
-              DocumentSweeps piece[2];
-              int held = 0;
-              for (std::size_t d = 2 * pair; d < std::min(2 * pair + 2, documents); ++d) {
-                if (d + kPrefetchDocumentsAhead < documents)
-                  observed.Prefetch(d + kPrefetchDocumentsAhead, j);
+            // In chunks, two documents at a time, as in training (SweepTile).
+            std::vector<DocumentSweeps> pieces;
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t first = 0; first < documents; first += kDocumentChunk) {
+              const std::size_t last = std::min(first + kDocumentChunk, documents);
+              for (std::size_t d = last; d < std::min(last + kDocumentChunk, documents); ++d)
+                observed.Prefetch(d, j);  // the next chunk's
+              pieces.clear();
+              for (std::size_t d = first; d < last; ++d) {
                 const std::uint64_t begin = observed.tokens.Begin(d, j);
                 const std::uint64_t end = observed.tokens.End(d, j);
                 if (begin == end) continue;  // draws no numbers: the stream stays where it is
-                piece[held++] = DocumentSweeps{observed.tokens.word.data() + begin,
-                                               observed.topic.data() + begin,
-                                               end - begin,
-                                               observed.DocTopic(d),
-                                               &rngs[r][d],
-                                               {1, 0, nullptr}};
+                pieces.push_back(DocumentSweeps{observed.tokens.word.data() + begin,
+                                                observed.topic.data() + begin,
+                                                end - begin,
+                                                observed.DocTopic(d),
+                                                &rngs[r][d],
+                                                {1, 0, nullptr}});
               }
-              if (held == 2) {
-                gibbs.SweepsPair(piece[0], piece[1], view_);
-              } else if (held == 1) {
-                const DocumentSweeps& one = piece[0];
-                gibbs.Sweep(one.word, one.topic, one.n, one.doc_topic, view_, *one.rng, nullptr);
-              }
+              gibbs.SweepsInPairs(pieces, view_);
             }
           }
           continue;

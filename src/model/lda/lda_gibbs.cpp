@@ -122,6 +122,17 @@ void DocumentGibbs::SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b,
   Sweeps(b.word, b.topic, b.n, b.doc_topic, view, *b.rng, b.sweeps);
 }
 
+void DocumentGibbs::SweepsInPairs(std::vector<DocumentSweeps>& pieces, const TopicWordView& view) {
+  std::sort(pieces.begin(), pieces.end(),
+            [](const DocumentSweeps& a, const DocumentSweeps& b) { return a.n < b.n; });
+  std::size_t p = 0;
+  for (; p + 1 < pieces.size(); p += 2) SweepsPair(pieces[p], pieces[p + 1], view);
+  if (p < pieces.size()) {
+    const DocumentSweeps& one = pieces[p];
+    Sweeps(one.word, one.topic, one.n, one.doc_topic, view, *one.rng, one.sweeps);
+  }
+}
+
 void DocumentGibbs::Sweep(const std::uint32_t* word, std::uint16_t* topic, std::size_t n,
                           std::uint32_t* doc_topic, const TopicWordView& view, KeyedStream& rng,
                           std::uint32_t* accumulate) {

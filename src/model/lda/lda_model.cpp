@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <sstream>
 
 #include "carousel/io/text_output.hpp"
@@ -250,17 +249,19 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
     DocumentMh& mh_kernel = mh_[static_cast<std::size_t>(w)];
     std::vector<std::uint32_t>& mine = w == 0 ? counts : worker_counts_[w - 1];
     mine.assign(entries, 0);  // each thread zeroes its own table
-    // Documents differ in length, so they are dealt out in small chunks as workers free up,
-    // two at a time: the Gibbs sweeps of a pair step their tokens in turn
-    // (DocumentGibbs::SweepsPair), with the bits of one call each.
-#pragma omp for schedule(dynamic, 8)
-    for (std::size_t pair = 0; pair < (documents.size() + 1) / 2; ++pair) {
-      std::optional<KeyedStream> rng[2];
-      DocumentSweeps piece[2];
-      int held = 0;  // documents of the pair left for the Gibbs sweeps
-      for (std::size_t i = 2 * pair; i < std::min(2 * pair + 2, documents.size()); ++i) {
-        if (i + kPrefetchDocumentsAhead < documents.size())
-          train.Prefetch(documents[i + kPrefetchDocumentsAhead], j);
+    // Documents differ in length, so they are dealt out in chunks as workers free up; the
+    // Gibbs sweeps of a chunk's documents go two at a time (DocumentGibbs::SweepsInPairs).
+    std::vector<DocumentSweeps> pieces;
+    std::vector<KeyedStream> streams;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t first = 0; first < documents.size(); first += kDocumentChunk) {
+      const std::size_t last = std::min(first + kDocumentChunk, documents.size());
+      for (std::size_t i = last; i < std::min(last + kDocumentChunk, documents.size()); ++i)
+        train.Prefetch(documents[i], j);  // the next chunk's
+      pieces.clear();
+      streams.clear();
+      streams.reserve(last - first);  // the pieces point into it
+      for (std::size_t i = first; i < last; ++i) {
         const std::size_t d = documents[i];
         const std::uint64_t begin = train.tokens.Begin(d, j), end = train.tokens.End(d, j);
         // Nothing to sweep or count (about a quarter of the documents' tiles at 64 tiles).
@@ -268,34 +269,29 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
         if (begin == end) continue;
         // The same stream for either kernel: keyed by document and iteration only.
         KeyedStream& stream =
-            rng[held].emplace(config_.chain.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
-        const DocumentSweeps mine_piece{train.tokens.word.data() + begin,
-                                        train.topic.data() + begin,
-                                        end - begin,
-                                        train.DocTopic(d),
-                                        &stream,
-                                        {sweeps, sweeps / 2, mine.data()}};  // the second half kept
+            streams.emplace_back(config_.chain.seed, Purpose::kGibbs, train.tokens.doc_id[d], t);
+        const DocumentSweeps piece{train.tokens.word.data() + begin,
+                                   train.topic.data() + begin,
+                                   end - begin,
+                                   train.DocTopic(d),
+                                   &stream,
+                                   {sweeps, sweeps / 2, mine.data()}};  // the second half kept
         swept += (end - begin) * static_cast<std::uint64_t>(sweeps);
         if (sweeps == 0) {
           for (std::uint64_t e = 0; e < end - begin; ++e)
-            mine[mine_piece.word[e] * K() + mine_piece.topic[e]]++;
+            mine[piece.word[e] * K() + piece.topic[e]]++;
         } else if (mh) {
           // The document proposal reads the topics of all the document's tiles.
           for (int sweep = 0; sweep < sweeps; ++sweep)
-            mh_kernel.Sweep(mine_piece.word, mine_piece.topic, mine_piece.n,
+            mh_kernel.Sweep(piece.word, piece.topic, piece.n,
                             train.topic.data() + train.tokens.Begin(d, 0), train.tokens.Length(d),
-                            mine_piece.doc_topic, view_, proposals_, stream,
-                            mine_piece.sweeps.AccumulateIn(sweep));
+                            piece.doc_topic, view_, proposals_, stream,
+                            piece.sweeps.AccumulateIn(sweep));
         } else {
-          piece[held++] = mine_piece;
+          pieces.push_back(piece);
         }
       }
-      if (held == 2) {
-        gibbs.SweepsPair(piece[0], piece[1], view_);
-      } else if (held == 1) {
-        const DocumentSweeps& one = piece[0];
-        gibbs.Sweeps(one.word, one.topic, one.n, one.doc_topic, view_, *one.rng, one.sweeps);
-      }
+      gibbs.SweepsInPairs(pieces, view_);
     }
   }
   if (workers > 1) {

@@ -92,6 +92,11 @@ class DocumentGibbs {
   // The sweeps of two documents, each with the bits of its own call of Sweeps (in turn,
   // token by token, where every draw is dense: DenseDocumentGibbs::SweepsPair).
   void SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b, const TopicWordView& view);
+  // The sweeps of every piece, two at a time (SweepsPair), each pairing pieces of similar
+  // length: a pair's tokens go in turn only while both have some left, and at 16 tiles a
+  // document's piece of a tile (about 8 tokens) often differs from its neighbour's by a
+  // third. Reorders `pieces`; each piece gets the bits of its own call of Sweeps.
+  void SweepsInPairs(std::vector<DocumentSweeps>& pieces, const TopicWordView& view);
   // Whether every draw is dense, so that the view's dense rows are all a sweep reads.
   bool AllDense() const { return dense_from_ == 0; }
 
