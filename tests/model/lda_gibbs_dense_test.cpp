@@ -245,20 +245,27 @@ void ExpectSweepsAreSweepCalls(Kernel& fused, Kernel& calls, int K, int topics_u
   }
 }
 
-TEST(DenseDocumentGibbs, SweepsInARowGiveTheBitsOfOneCallEach) {
+// Runs check(first, second, K, topics used, what) on two fresh kernels of each kind: the
+// dense vector and scalar code at K = 13 and 50, and DocumentGibbs all dense and split by
+// topics (a dense or a sparse draw chosen at the start of each sweep).
+template <typename Check>
+void OnEveryKernelPair(const Check& check) {
   for (const int K : {13, 50}) {
-    DenseDocumentGibbs vector_fused(K), vector_calls(K);
-    ExpectSweepsAreSweepCalls(vector_fused, vector_calls, K, K, "vector K " + std::to_string(K));
-    DenseDocumentGibbs scalar_fused(K, DenseFault::kNone, true),
-        scalar_calls(K, DenseFault::kNone, true);
-    ExpectSweepsAreSweepCalls(scalar_fused, scalar_calls, K, K, "scalar K " + std::to_string(K));
+    DenseDocumentGibbs vector_a(K), vector_b(K);
+    check(vector_a, vector_b, K, K, "vector K " + std::to_string(K));
+    DenseDocumentGibbs scalar_a(K, DenseFault::kNone, true), scalar_b(K, DenseFault::kNone, true);
+    check(scalar_a, scalar_b, K, K, "scalar K " + std::to_string(K));
   }
-  // DocumentGibbs: all dense (one call of the dense Sweeps), and split by topics (a dense or
-  // a sparse draw chosen at the start of each sweep).
-  DocumentGibbs dense_fused(50, GibbsDraw::kDense), dense_calls(50, GibbsDraw::kDense);
-  ExpectSweepsAreSweepCalls(dense_fused, dense_calls, 50, 50, "DocumentGibbs dense");
-  DocumentGibbs split_fused(50, GibbsDraw::kAuto, 10), split_calls(50, GibbsDraw::kAuto, 10);
-  ExpectSweepsAreSweepCalls(split_fused, split_calls, 50, 5, "DocumentGibbs split");
+  DocumentGibbs dense_a(50, GibbsDraw::kDense), dense_b(50, GibbsDraw::kDense);
+  check(dense_a, dense_b, 50, 50, "DocumentGibbs dense");
+  DocumentGibbs split_a(50, GibbsDraw::kAuto, 10), split_b(50, GibbsDraw::kAuto, 10);
+  check(split_a, split_b, 50, 5, "DocumentGibbs split");
+}
+
+TEST(DenseDocumentGibbs, SweepsInARowGiveTheBitsOfOneCallEach) {
+  OnEveryKernelPair([](auto& fused, auto& calls, int K, int used, const std::string& what) {
+    ExpectSweepsAreSweepCalls(fused, calls, K, used, what);
+  });
 }
 
 // SweepsPair(a, b): for each document the bits of its own call of Sweeps, its stream left
@@ -304,17 +311,9 @@ void ExpectPairIsTwoCalls(Kernel& paired, Kernel& single, int K, int topics_used
 }
 
 TEST(DenseDocumentGibbs, PairsGiveTheBitsOfOneCallEach) {
-  for (const int K : {13, 50}) {
-    DenseDocumentGibbs vector_pair(K), vector_single(K);
-    ExpectPairIsTwoCalls(vector_pair, vector_single, K, K, "vector K " + std::to_string(K));
-    DenseDocumentGibbs scalar_pair(K, DenseFault::kNone, true),
-        scalar_single(K, DenseFault::kNone, true);
-    ExpectPairIsTwoCalls(scalar_pair, scalar_single, K, K, "scalar K " + std::to_string(K));
-  }
-  DocumentGibbs dense_pair(50, GibbsDraw::kDense), dense_single(50, GibbsDraw::kDense);
-  ExpectPairIsTwoCalls(dense_pair, dense_single, 50, 50, "DocumentGibbs dense");
-  DocumentGibbs split_pair(50, GibbsDraw::kAuto, 10), split_single(50, GibbsDraw::kAuto, 10);
-  ExpectPairIsTwoCalls(split_pair, split_single, 50, 5, "DocumentGibbs split");
+  OnEveryKernelPair([](auto& paired, auto& single, int K, int used, const std::string& what) {
+    ExpectPairIsTwoCalls(paired, single, K, used, what);
+  });
 }
 
 // SweepsInPairs over a chunk's pieces (lengths 0, 1 and more, an odd number of them): every
