@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #ifdef __AVX2__
 #include <immintrin.h>
@@ -294,6 +295,32 @@ void SweepBlocksPair(const DocumentSlice& doc_a, const float* uniforms_a,
   a.Finish();
   b.Finish();
 }
+
+// Calls sweep(std::integral_constant<std::size_t, B>{}) with B = blocks, for the vector code
+// of 1 to 8 blocks of eight topics; returns false for other counts (the scalar steps' case).
+template <typename Sweep>
+bool WithBlocks(std::size_t blocks, const Sweep& sweep) {
+  switch (blocks) {
+    case 1:
+      return sweep(std::integral_constant<std::size_t, 1>{}), true;
+    case 2:
+      return sweep(std::integral_constant<std::size_t, 2>{}), true;
+    case 3:
+      return sweep(std::integral_constant<std::size_t, 3>{}), true;
+    case 4:
+      return sweep(std::integral_constant<std::size_t, 4>{}), true;
+    case 5:
+      return sweep(std::integral_constant<std::size_t, 5>{}), true;
+    case 6:
+      return sweep(std::integral_constant<std::size_t, 6>{}), true;
+    case 7:
+      return sweep(std::integral_constant<std::size_t, 7>{}), true;
+    case 8:
+      return sweep(std::integral_constant<std::size_t, 8>{}), true;
+    default:
+      return false;
+  }
+}
 #endif
 
 // The same sweeps in scalar steps, for any number of blocks.
@@ -372,31 +399,17 @@ void DenseDocumentGibbs::SweepsPair(const DocumentSweeps& a, const DocumentSweep
                                     const TopicWordView& view) {
 #ifdef __AVX2__
   if (!scalar_) {
-    if (view.dense_stride != blocks_ * kLanes)
-      throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
-    const auto K = static_cast<std::size_t>(topics_);
+    CheckView(view);
     DrawUniforms(*a.rng, a.n, a.sweeps.sweeps, uniforms_);
     DrawUniforms(*b.rng, b.n, b.sweeps.sweeps, uniforms_b_);
     const DocumentSlice da{a.word, a.topic, a.n, a.doc_topic};
     const DocumentSlice db{b.word, b.topic, b.n, b.doc_topic};
-    const float* ua = uniforms_.data();
-    const float* ub = uniforms_b_.data();
-    switch (blocks_) {
-#define CAROUSEL_PAIR_CASE(N) \
-  case N:                     \
-    return SweepBlocksPair<N>(da, ua, a.sweeps, db, ub, b.sweeps, K, view, fault_);
-      CAROUSEL_PAIR_CASE(1)
-      CAROUSEL_PAIR_CASE(2)
-      CAROUSEL_PAIR_CASE(3)
-      CAROUSEL_PAIR_CASE(4)
-      CAROUSEL_PAIR_CASE(5)
-      CAROUSEL_PAIR_CASE(6)
-      CAROUSEL_PAIR_CASE(7)
-      CAROUSEL_PAIR_CASE(8)
-#undef CAROUSEL_PAIR_CASE
-      default:
-        break;
-    }
+    const bool swept = WithBlocks(blocks_, [&](auto blocks) {
+      SweepBlocksPair<decltype(blocks)::value>(da, uniforms_.data(), a.sweeps, db,
+                                               uniforms_b_.data(), b.sweeps,
+                                               static_cast<std::size_t>(topics_), view, fault_);
+    });
+    if (swept) return;
   }
 #endif
   Sweeps(a.word, a.topic, a.n, a.doc_topic, view, *a.rng, a.sweeps);
@@ -413,34 +426,22 @@ void DenseDocumentGibbs::Sweeps(const std::uint32_t* word, std::uint16_t* topic,
                                 std::uint32_t* doc_topic, const TopicWordView& view,
                                 KeyedStream& rng, const SweepCount& sweeps) {
   const auto K = static_cast<std::size_t>(topics_);
-  if (view.dense_stride != blocks_ * kLanes)
-    throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
+  CheckView(view);
   DrawUniforms(rng, n, sweeps.sweeps, uniforms_);
   const DocumentSlice doc{word, topic, n, doc_topic};
   const float* u = uniforms_.data();
 #ifdef __AVX2__
-  if (!scalar_) switch (blocks_) {
-      case 1:
-        return SweepBlocks<1>(doc, K, view, u, sweeps, fault_);
-      case 2:
-        return SweepBlocks<2>(doc, K, view, u, sweeps, fault_);
-      case 3:
-        return SweepBlocks<3>(doc, K, view, u, sweeps, fault_);
-      case 4:
-        return SweepBlocks<4>(doc, K, view, u, sweeps, fault_);
-      case 5:
-        return SweepBlocks<5>(doc, K, view, u, sweeps, fault_);
-      case 6:
-        return SweepBlocks<6>(doc, K, view, u, sweeps, fault_);
-      case 7:
-        return SweepBlocks<7>(doc, K, view, u, sweeps, fault_);
-      case 8:
-        return SweepBlocks<8>(doc, K, view, u, sweeps, fault_);
-      default:
-        break;
-    }
+  if (!scalar_ && WithBlocks(blocks_, [&](auto blocks) {
+        SweepBlocks<decltype(blocks)::value>(doc, K, view, u, sweeps, fault_);
+      }))
+    return;
 #endif
   SweepScalar(doc, K, blocks_, view, u, sweeps, fault_, count_, running_);
+}
+
+void DenseDocumentGibbs::CheckView(const TopicWordView& view) const {
+  if (view.dense_stride != blocks_ * kLanes)
+    throw std::logic_error("DenseDocumentGibbs: the view's dense rows do not match its topics");
 }
 
 }  // namespace carousel

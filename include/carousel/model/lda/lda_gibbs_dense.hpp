@@ -87,6 +87,8 @@ class DenseDocumentGibbs {
   void SweepsPair(const DocumentSweeps& a, const DocumentSweeps& b, const TopicWordView& view);
 
  private:
+  // Throws std::logic_error unless the view's dense rows have this kernel's blocks.
+  void CheckView(const TopicWordView& view) const;
   // A document's uniforms for `sweeps` sweeps of n tokens, sweep-major.
   void DrawUniforms(KeyedStream& rng, std::size_t n, int sweeps, std::vector<float>& uniforms);
 
