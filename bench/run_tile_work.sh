@@ -18,6 +18,8 @@
 #      max(40, 6 B) iterations, its seconds per pass taken from the trace rows from iteration
 #      (run / 3) on, evaluations and kept draws included (per_pass_since). AMF_EVAL_EVERY=N
 #      passes --eval-every N (10 was the default before evaluations were counted in passes).
+#      After the runs, build/bench/mf_row_touch_floor (FLOOR_BIN) gives the memory floor of
+#      the passes' row touches on the same ratings: work_mf_floor.csv.
 # MF_RATINGS overrides 25000000 and MF_USERS 480189 (a quicker look; MF_RATINGS=5000000
 # MF_USERS=96000 keeps the 25M set's 52 ratings a user with a fifth of its W). Data and results go to
 # ${CAROUSEL_BENCH_OUT:-bench/results}/tile_work/: work_mf.csv, work_lda.csv (tiles, passes,
@@ -66,6 +68,13 @@ run_mf() {
     echo "$b,$p,$(per_pass "$out/mf_$b/trace.csv")" >>"$out/work_mf.raw"
   done
   report "$out/work_mf.raw" | tee "$out/work_mf.csv"
+  # The memory floor of the passes' row touches (bench/mf_row_touch_floor.cpp), after the runs.
+  local floor="${FLOOR_BIN:-$root/build/bench/mf_row_touch_floor}"
+  if [ -x "$floor" ]; then
+    "$floor" "$train" "${tiles_list[@]}" | tee "$out/work_mf_floor.csv"
+  else
+    echo "run_mf: $floor missing (make mf_row_touch_floor): no floor measured" >&2
+  fi
 }
 
 run_lda() {
