@@ -16,6 +16,7 @@ struct LdaCommand : LdaSpec {
     o.gibbs_draw_given = app.count("--gibbs-draw") > 0;
     o.topic_word_mean_given = app.count("--topic-word-mean") > 0;
     o.sweeps_given = app.count("--sweeps") > 0;
+    o.update_every_given = app.count("--update-every") > 0;
     RecordDefaults(o.basics.run_config, ResolveLdaOptions(o));
   }
 
@@ -40,7 +41,19 @@ struct LdaCommand : LdaSpec {
               {}};
     data.survey = SurveyCorpusShare(comm, data.share, config);
     // Resolved from the whole corpus's survey, so every rank resolves the same. A checkpoint
-    // written before this default records no --sweeps and resumes with the 2 of then.
+    // written before these defaults records no --update-every (no --sweeps) and resumes with
+    // the 1 (the 2) of then.
+    if (!o.update_every_given && start.fresh) {
+      config.update_every =
+          DefaultLdaUpdateEvery(config, data.survey.counts, data.share.vocabulary);
+      o.basics.run_config.Record("--update-every", std::to_string(config.update_every),
+                                 "the default: " + DefaultLdaUpdateEveryRule());
+    }
+    if (config.update_every > config.chain.tiles)
+      throw UsageError("--update-every", std::to_string(config.update_every) +
+                                             " is more than --tiles " +
+                                             std::to_string(config.chain.tiles) +
+                                             ": an update takes the counts of distinct tiles");
     if (!o.sweeps_given && start.fresh) {
       config.sweeps = DefaultLdaSweeps(config, data.survey.counts, data.share.vocabulary);
       o.basics.run_config.Record("--sweeps", std::to_string(config.sweeps),

@@ -91,25 +91,38 @@ grep -q -x -F 'tiles = 2  # resolved: one tile per rank' "$T/lda/config.toml" ||
   fail "lda's config.toml does not hold its tiles"
 grep -q -x -F 'step = 2  # resolved: the sampler'"'"'s default' "$T/lda/config.toml" ||
   fail "lda's config.toml does not hold scir's step"
-grep -q -x -F 'sweeps = 2  # resolved: the default: 1 from 2 training tokens per topic-word entry of a tile, else 2' \
-  "$T/lda/config.toml" || fail "lda's config.toml does not hold the 2 sweeps it resolved (0.37 tokens per entry)"
+SWEEPS_RULE="the default: 1 from 2 training tokens per topic-word entry of an update's tiles, else 2"
+UPDATE_RULE='the default: the fewest tiles, at most --tiles, with 3 training tokens per topic-word entry'
+grep -q -x -F "update-every = 2  # resolved: $UPDATE_RULE" "$T/lda/config.toml" ||
+  fail "lda's config.toml does not hold the update every 2 tiles it resolved (0.37 tokens per entry)"
+grep -q -x -F "sweeps = 2  # resolved: $SWEEPS_RULE" "$T/lda/config.toml" ||
+  fail "lda's config.toml does not hold the 2 sweeps it resolved (0.74 tokens per entry of an update)"
 replays lda-sgrld 1 "${LDA[@]}" --sampler sgrld
 
-# --sweeps follows the corpus: a generated corpus of 200 words and about 49,000 training
-# tokens, at 5 topics, gives a tile of 2 tiles 24 tokens per entry, so one sweep; on 1 rank
-# 10 documents per iteration (1.4 tokens per entry) resolve two.
+# --update-every and --sweeps follow the corpus: a generated corpus of 200 words and about
+# 49,000 training tokens, at 5 topics, gives a tile of 2 tiles 24 tokens per entry, so an
+# update every tile and one sweep; on 1 rank 10 documents per iteration (1.4 tokens per
+# entry) resolve two sweeps; on 2 tiles 40 documents per iteration (2.7 per entry of a tile)
+# an update every 2 tiles and one sweep.
 "$CAROUSEL_BIN" gen lda --documents 400 --vocabulary 200 --topics 5 --seed 3 \
   --out "$T/small-vocab.txt" >/dev/null || fail "carousel gen lda failed"
 DENSE=(lda --corpus "$T/small-vocab.txt" --topics 5 --iterations 4 --eval-every 2 --eval-sweeps 2
   --seed 5 --quiet)
 replays lda-dense 2 "${DENSE[@]}"
-grep -q -x -F 'sweeps = 1  # resolved: the default: 1 from 2 training tokens per topic-word entry of a tile, else 2' \
-  "$T/lda-dense/config.toml" || fail "24 tokens per entry: config.toml does not hold 1 sweep"
+grep -q -x -F "sweeps = 1  # resolved: $SWEEPS_RULE" "$T/lda-dense/config.toml" ||
+  fail "24 tokens per entry: config.toml does not hold 1 sweep"
+grep -q -x -F "update-every = 1  # resolved: $UPDATE_RULE" "$T/lda-dense/config.toml" ||
+  fail "24 tokens per entry: config.toml does not hold an update every tile"
 grep -q -x -F '# sweeps: 1' "$T/lda-dense/trace.csv" || fail "24 tokens per entry: the trace does not say 1 sweep"
 run_ok lda-dense-minibatch 1 "${DENSE[@]}" --minibatch 10 --out "$T/lda-dense-minibatch"
 grep -q -E '^sweeps = 2  # resolved: ' "$T/lda-dense-minibatch/config.toml" ||
   fail "1.4 tokens per entry (--minibatch 10): config.toml does not hold 2 sweeps"
-ok "--sweeps resolves from the training tokens per topic-word entry: 2 at 0.37 and 1.4, 1 at 24"
+run_ok lda-dense-update 2 "${DENSE[@]}" --minibatch 40 --out "$T/lda-dense-update"
+grep -q -E '^update-every = 2  # resolved: ' "$T/lda-dense-update/config.toml" ||
+  fail "2.7 tokens per entry of a tile (--minibatch 40): config.toml does not hold an update every 2 tiles"
+grep -q -E '^sweeps = 1  # resolved: ' "$T/lda-dense-update/config.toml" ||
+  fail "5.4 tokens per entry of an update (--minibatch 40): config.toml does not hold 1 sweep"
+ok "--update-every and --sweeps resolve from the training tokens per topic-word entry: 2 tiles and 2 sweeps at 0.37, 1 and 2 at 1.4, 1 and 1 at 24, 2 and 1 at 2.7"
 
 # ---------------------------------------------------------------------------------------
 # The command line overrides the file.

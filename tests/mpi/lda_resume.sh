@@ -16,9 +16,11 @@ ITERATIONS=1500
 # proportions, held-out predictions) are part of the restored state. RUN leaves
 # --topic-word-mean to its default, which a fresh run records for its resumes (without
 # the record a resume would average the draws of phi, and topic_word.npy would differ).
+# --update-every 3: every checkpoint (every 100 iterations) falls between two updates of
+# the topic-word blocks, whose gathered counts it must carry.
 write_uci_corpus "$T/docword.txt" 2000 500 20 100 5
 RUN=(--corpus "$T/docword.txt" --topics 20 --minibatch 300 --tiles 4 --seed 7
-  --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4
+  --iterations "$ITERATIONS" --burn-in 40 --eval-every 20 --eval-sweeps 4 --update-every 3
   --checkpoint-every 100 --quiet)
 
 # ---------------------------------------------------------------------------------------

@@ -90,6 +90,10 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   grid_ = run.grid;
   layout_ = run.layout;
   seconds_running_ = run.seconds_running;
+  if (config_.update_every < 1 || config_.update_every > B())
+    throw SettingError("update_every", "an update takes the counts of 1 to " + std::to_string(B()) +
+                                           " distinct tiles, not " +
+                                           std::to_string(config_.update_every));
   if (!given_survey_) {
     survey_ = Survey(corpus_, roles_, *grid_, 0, B());
     survey_.word_tokens = whole_word_tokens_;
@@ -123,6 +127,7 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
     for (std::size_t k = 0; k < K(); ++k) theta[k] = -std::log(theta[k]);
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
+  block.pending.assign(PendingSize(j), 0.0);
   return block;
 }
 
@@ -154,6 +159,27 @@ std::vector<std::size_t> LdaModel::Impl::SelectMinibatch(const LdaRowBlock& rb,
   return chosen;
 }
 
+bool LdaModel::Impl::UpdatesAt(std::uint64_t t) const {
+  const auto every = static_cast<std::uint64_t>(config_.update_every);
+  return every <= 1 || (t + 1) % every == 0 ||
+         (t == 0 && config_.first_update == FirstUpdate::kInitialTopics);
+}
+
+double LdaModel::Impl::GatherCounts(LdaColBlock& block, std::vector<std::uint32_t>& counts,
+                                    bool update) const {
+  if (block.pending.empty()) return 1.0;
+  std::vector<double>& pending = block.pending;
+  for (std::size_t e = 0; e < counts.size(); ++e) pending[e] += counts[e];
+  const double tiles = pending.back() += 1.0;
+  if (update) {
+    // Sums of at most `tiles` tiles' counts of one entry: exact in doubles and in 32 bits.
+    for (std::size_t e = 0; e < counts.size(); ++e)
+      counts[e] = static_cast<std::uint32_t>(pending[e]);
+    std::fill(pending.begin(), pending.end(), 0.0);
+  }
+  return tiles;
+}
+
 // One iteration (see the header). Returns false if a parameter became non-finite.
 // Gibbs sweeps in each local tile, then the update of its column block (see the header).
 void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
@@ -183,15 +209,22 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     gibbs_seconds_ += Seconds(gibbs_start);
   }
 
-  // count_hat = scale * nbar with scale = B / (q * kept sweeps): the tile holds 1/B of the
-  // words (DSGLD's N / |stratum minibatch|), each document was chosen with probability q,
-  // and the kept sweeps are averaged.
+  // With --update-every, each block's tile counts join those since its last update, and
+  // the blocks are updated only every update_every iterations.
+  updated_ = UpdatesAt(t);
+  double tiles = 1.0;  // whose counts the update takes: the same for every block
+  for (auto& [j, counts] : nbar) tiles = GatherCounts(cols_.at(j), *counts, updated_);
+  if (!updated_) return;
+
+  // count_hat = scale * nbar with scale = B / (q * kept sweeps * tiles): the tiles hold
+  // tiles/B of the documents (DSGLD's N / |stratum minibatch|), each document was chosen
+  // with probability q, and the kept sweeps are averaged.
   TopicWordStep step;
   step.sampler = config_.sampler;
   step.topics = config_.topics;
   step.beta = config_.beta;
   step.step = config_.step.At(t);
-  step.scale = static_cast<double>(B()) / (q * kept_sweeps);
+  step.scale = static_cast<double>(B()) / (q * kept_sweeps * tiles);
   step.seed = config_.chain.seed;
   step.iteration = t;
   std::vector<double> count_total;
@@ -352,6 +385,8 @@ std::string LdaModel::Impl::Fingerprint() const {
   // Word blocks balanced by training tokens: a checkpoint of equal-count blocks holds other
   // words in each block, so it must not resume here.
   s << " word_blocks=by-tokens";
+  // Blocks that gather several tiles' counts carry them (and a checkpoint does).
+  if (config_.update_every > 1) s << " update_every=" << config_.update_every;
   return s.str();
 }
 
@@ -432,24 +467,25 @@ void LdaModel::UpdateTiles(const IterationContext& ctx) {
   impl_->UpdateTiles(ctx.t, ctx.stratum);
 }
 void LdaModel::EndIteration(const IterationContext&) {
+  if (!impl_->updated_) return;  // the blocks, so their totals, did not change
   impl_->total_ = OrderedSum(*impl_->comm_, impl_->block_totals_, impl_->K());
 }
 std::string LdaModel::TakeColBlock(int j) {
   const auto it = impl_->cols_.find(j);
   if (it == impl_->cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
-  std::string bytes = EncodeDoubles({&it->second.theta, &it->second.momentum});
+  std::string bytes = EncodeDoubles({&it->second.theta, &it->second.momentum, &it->second.pending});
   if (impl_->spare_blocks_.size() < 2) impl_->spare_blocks_.push_back(std::move(it->second));
   impl_->cols_.erase(it);
   return bytes;
 }
 void LdaModel::PutColBlock(int j, const std::string& bytes) {
   LdaColBlock block = impl_->FreshShape(j);
-  DecodeDoubles(bytes, {&block.theta, &block.momentum});
+  DecodeDoubles(bytes, {&block.theta, &block.momentum, &block.pending});
   impl_->cols_[j] = std::move(block);
 }
 std::size_t LdaModel::ColBlockBytes(int j) const {
   const std::size_t per_entry = HasMomentum(impl_->config_.sampler) ? 2 : 1;
-  return impl_->Words(j) * impl_->K() * per_entry * sizeof(double);
+  return (impl_->Words(j) * impl_->K() * per_entry + impl_->PendingSize(j)) * sizeof(double);
 }
 void LdaModel::Evaluate(const EvaluationContext& ctx) {
   impl_->Evaluate(ctx);
@@ -497,7 +533,7 @@ void LdaModel::RestoreRowBlock(int id, const std::string& bytes) {
 }
 std::string LdaModel::SaveColBlock(int j) const {
   const LdaColBlock& block = impl_->cols_.at(j);
-  return EncodeDoubles({&block.theta, &block.momentum});
+  return EncodeDoubles({&block.theta, &block.momentum, &block.pending});
 }
 void LdaModel::RestoreColBlock(int j, const std::string& bytes) {
   PutColBlock(j, bytes);

@@ -25,6 +25,10 @@ namespace carousel {
 struct LdaColBlock {
   std::vector<double> theta;     // words x K, word-major
   std::vector<double> momentum;  // the same shape for sgrhmc, else empty
+  // With LdaConfig::update_every > 1: the kept-sweep counts (theta's shape) of the tiles
+  // the block visited since its last update, then the number of those tiles; else empty.
+  // Doubles, so that the block travels and is checkpointed as one run of doubles.
+  std::vector<double> pending;
 };
 
 struct LdaRowBlock {
@@ -105,8 +109,15 @@ struct LdaModel::Impl {
     }
     block.theta.resize(Words(j) * K());
     block.momentum.resize(HasMomentum(config_.sampler) ? block.theta.size() : 0);
+    block.pending.resize(PendingSize(j));
     return block;
   }
+  std::size_t PendingSize(int j) const { return config_.update_every > 1 ? Words(j) * K() + 1 : 0; }
+  // Whether iteration t updates the topic-word blocks (LdaConfig::update_every).
+  bool UpdatesAt(std::uint64_t t) const;
+  // Adds a tile's counts to block j's pending ones; when `update`, replaces the tile's counts
+  // by all the pending ones, empties them and returns the number of tiles they came from.
+  double GatherCounts(LdaColBlock& block, std::vector<std::uint32_t>& counts, bool update) const;
   std::vector<std::size_t> SelectMinibatch(const LdaRowBlock& rb, std::uint64_t t) const;
   void UpdateTiles(std::uint64_t t, int stratum);
   void SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int sweeps,
@@ -139,6 +150,7 @@ struct LdaModel::Impl {
   std::vector<double> total_;        // theta_k. over the whole vocabulary
   KeyedPartials block_totals_;       // theta_k. of each updated block, for EndIteration
   bool finite_ = true;               // the last update left every parameter finite
+  bool updated_ = true;              // this iteration updated the blocks (UpdatesAt)
   // Worker threads of this rank (SetWorkerThreads): the sweeps share out the documents and
   // the topic-word update the block's rows. Worker w has its own kernels, gibbs_[w] and
   // mh_[w] (the training sweeps' kernel under --doc-sampler mh); worker w > 0 adds its

@@ -48,22 +48,52 @@ double DefaultLdaStep(SimplexSampler sampler) {
 // equal training time, by least at 2.5. At 16 to 64 tiles of two 75,000-document generated
 // corpora (bench/README.md, "Scale-out"), one sweep was ahead at 1.66 and far behind from
 // 1.33 down, its chain on a plateau: the threshold keeps a margin above that switch.
+// Since --update-every, the tokens counted are those of an update's tiles.
 constexpr double kOneSweepTokensPerEntry = 2.0;
+
+// Default --update-every: the fewest tiles (at most --tiles) whose training tokens make 3 per
+// entry of a topic-word block. SCIR's step (h = 2) draws a block nearly afresh from Gamma(beta
+// + count_hat), and count_hat scales a tile's counts by B: from a tile of 1.66 tokens per
+// entry (16 tiles of a 75,000-document generated corpus) or fewer, every draw of phi carried
+// that tile's noise, and the chain's held-out perplexity of a draw stayed 50-140 above that
+// of its posterior mean. On a validation corpus of that shape (bench/README.md, "Scale-out"),
+// at 16, 32 and 64 tiles, one sweep and 60 passes, updates from 3.3 tokens per entry were
+// best (557-564, against 626-575 from 1.66 and 564-586 from 6.6 and more), and ahead of the
+// every-iteration update with two sweeps (640-685) in less time.
+constexpr double kUpdateTokensPerEntry = 3.0;
+
+// Training tokens per topic-word entry of one tile in an iteration: a tile holds 1/tiles^2
+// of the training tokens (q of them per iteration) and 1/tiles of the words.
+double TileTokensPerEntry(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary) {
+  const double tokens = static_cast<double>(counts.train_tokens) *
+                        c.MinibatchFraction(counts.train_documents) / c.chain.tiles;
+  const double entries = static_cast<double>(vocabulary) * c.topics;
+  return tokens / entries;
+}
 
 }  // namespace
 
 std::string DefaultLdaSweepsRule() {
   return "1 from " + io::FormatReal(kOneSweepTokensPerEntry) +
-         " training tokens per topic-word entry of a tile, else 2";
+         " training tokens per topic-word entry of an update's tiles, else 2";
+}
+
+std::string DefaultLdaUpdateEveryRule() {
+  return "the fewest tiles, at most --tiles, with " + io::FormatReal(kUpdateTokensPerEntry) +
+         " training tokens per topic-word entry";
+}
+
+int DefaultLdaUpdateEvery(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary) {
+  const double per_tile = TileTokensPerEntry(c, counts, vocabulary);
+  // A tolerance: 3 / (3 / 4) is 4.0000000001 in floating point.
+  const double tiles = per_tile > 0.0 ? std::ceil(kUpdateTokensPerEntry / per_tile - 1e-9)
+                                      : static_cast<double>(c.chain.tiles);
+  return static_cast<int>(std::clamp(tiles, 1.0, static_cast<double>(c.chain.tiles)));
 }
 
 int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary) {
-  // A tile holds 1/tiles^2 of the training tokens (q of them per iteration) and 1/tiles of
-  // the words.
-  const double tokens = static_cast<double>(counts.train_tokens) *
-                        c.MinibatchFraction(counts.train_documents) / c.chain.tiles;
-  const double entries = static_cast<double>(vocabulary) * c.topics;
-  return tokens >= kOneSweepTokensPerEntry * entries ? 1 : 2;
+  const double per_update = TileTokensPerEntry(c, counts, vocabulary) * c.update_every;
+  return per_update >= kOneSweepTokensPerEntry * (1.0 - 1e-12) ? 1 : 2;
 }
 
 std::vector<ResolvedDefault> ResolveLdaOptions(LdaOptions& o) {
@@ -123,6 +153,8 @@ std::vector<std::pair<std::string, std::string>> LdaConfigurationLines(const Lda
   };
   if (c.gibbs_draw != GibbsDraw::kSparse)
     lines.insert(after_sweeps(), {"gibbs_draw", GibbsDrawName(c.gibbs_draw)});
+  if (c.update_every > 1)
+    lines.insert(after_sweeps(), {"update_every", std::to_string(c.update_every) + " tiles"});
   if (c.first_update != FirstUpdate::kSweeps)
     lines.insert(after_sweeps(), {"first_update", FirstUpdateName(c.first_update)});
   if (c.doc_sampler == DocSampler::kMh)

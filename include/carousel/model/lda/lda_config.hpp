@@ -48,6 +48,14 @@ struct LdaConfig {
   // Gibbs sweeps per minibatch document; the first half is burn-in. `carousel lda` resolves
   // its default from the corpus (1 or 2: lda_command.cpp, DefaultLdaSweeps).
   int sweeps = 2;
+  // The tiles whose counts one topic-word update takes (1 <= update_every <= tiles): each
+  // column block adds up the kept-sweep counts of the tiles it visits and is updated at the
+  // iterations t with (t + 1) % update_every == 0, from the counts of the tiles since its
+  // last update, scaled by tiles / (those tiles); also at t = 0 when the first update
+  // counts the initial topics. Between its updates a block, and the topics' totals, stay as
+  // they are. `carousel lda` resolves its default from the corpus (DefaultLdaUpdateEvery);
+  // 1, every iteration, is what runs before the option resume with.
+  int update_every = 1;
   // How the training sweeps draw each token's topic: exact Gibbs (DocumentGibbs) or
   // `mh_steps` Metropolis-Hastings cycles (DocumentMh); evaluation always uses Gibbs.
   DocSampler doc_sampler = DocSampler::kGibbs;

@@ -77,11 +77,14 @@ struct LdaOptions {
   int threads = 0;  // worker threads per rank; 0: DefaultWorkerThreads
   // On the command line (else a fresh run resolves them: ResolveLdaOptions, the command).
   bool gibbs_draw_given = false, topic_word_mean_given = false, sweeps_given = false;
+  bool update_every_given = false;
   LdaConfig config;
 };
 
 // Default --sweeps from the corpus (DefaultLdaSweeps), the rule in words.
 std::string DefaultLdaSweepsRule();
+// Default --update-every from the corpus (DefaultLdaUpdateEvery), the rule in words.
+std::string DefaultLdaUpdateEveryRule();
 
 // Declares every option of LdaOptions: `declare(field, flag, help, modifiers...)`.
 template <class Declare>
@@ -107,6 +110,10 @@ void DeclareLdaOptions(Declare& declare, LdaOptions& o) {
           opt::NonNegative(), opt::Shown("0"));
   declare(c.sweeps, "--sweeps", "Gibbs sweeps per document; the first half is burn-in",
           opt::Within(1, 100000), opt::Shown(DefaultLdaSweepsRule()));
+  declare(c.update_every, "--update-every",
+          "update the topic-word blocks every N iterations, each from the counts of the N "
+          "tiles it visited (at most --tiles)",
+          opt::Within(1, 1000000), opt::Shown(DefaultLdaUpdateEveryRule()));
   declare(o.doc_sampler, "--doc-sampler",
           "gibbs|mh: training sweeps draw each token's topic exactly (sparse Gibbs, O(topics in "
           "the document)) or by O(1) Metropolis-Hastings cycles with alias-table word "
@@ -163,7 +170,9 @@ void ShowLdaChainDefaults(Declare& declare) {
 // one), and the corpus format's check (SettingError).
 std::vector<ResolvedDefault> ResolveLdaOptions(LdaOptions& o);
 
-// Default --sweeps for the corpus `counts` of `vocabulary` words on the config's tiles.
+// Default --update-every, then (with the config's update_every) --sweeps, for the corpus
+// `counts` of `vocabulary` words on the config's tiles.
+int DefaultLdaUpdateEvery(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary);
 int DefaultLdaSweeps(const LdaConfig& c, const LdaCounts& counts, std::uint64_t vocabulary);
 
 // The held-out perplexity needs held-out documents with test words: a corpus too small for
