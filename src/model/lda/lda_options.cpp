@@ -35,31 +35,29 @@ double DefaultLdaStep(SimplexSampler sampler) {
   return 0.1;
 }
 
-// Default --sweeps: 1 where an iteration of a tile sweeps at least 2 training tokens per
-// entry of the tile's topic-word block, else 2 (the first of the two is the document's
-// burn-in: the kept sweep's topics have had a sweep to adjust to the new phi). Per
-// iteration a tile costs sweeps x its tokens plus one step of its block (words x K
-// entries): where the tokens are few against the entries, the second sweep buys better
-// counts for a step that is paid anyway; where they are many, the sweeps are nearly all
-// the cost and one sweep makes twice the steps in the same time. On validation corpora of
-// KOS's vocabulary and document length, one rank (bench/README.md, "One sweep from 2
-// training tokens per entry"): KOS at 1.1 tokens per entry was ahead with two sweeps from
-// perplexity 1500 down; generated corpora at 2.5, 5.3 and 26.6 were ahead with one at
-// equal training time, by least at 2.5. At 16 to 64 tiles of two 75,000-document generated
-// corpora (bench/README.md, "Scale-out"), one sweep was ahead at 1.66 and far behind from
-// 1.33 down, its chain on a plateau: the threshold keeps a margin above that switch.
-// Since --update-every, the tokens counted are those of an update's tiles.
+// Default --sweeps: 1 where the tiles of a topic-word update (--update-every) sweep at least 2
+// training tokens per entry of the block, else 2 (the first of the two is the document's burn-in:
+// the kept sweep's topics have had a sweep to adjust to the new phi). An update costs sweeps x its
+// tiles' tokens plus one step of its block (words x K entries): where the tokens are few against
+// the entries, the second sweep buys better counts for a step that is paid anyway; where they are
+// many, the sweeps are nearly all the cost and one sweep makes twice the steps in the same time. On
+// validation corpora of KOS's vocabulary and document length, one rank (bench/README.md, "One sweep
+// from 2 training tokens per entry"): KOS at 1.1 tokens per entry was ahead with two sweeps from
+// perplexity 1500 down; generated corpora at 2.5, 5.3 and 26.6 were ahead with one at equal
+// training time, by least at 2.5 (all at one tile). At 16 to 64 tiles, with an update every tile,
+// one sweep's draws stayed on a plateau from 1.33 tokens per entry down; that was the update's
+// minibatch noise, which the default --update-every (below) removes.
 constexpr double kOneSweepTokensPerEntry = 2.0;
 
 // Default --update-every: the fewest tiles (at most --tiles) whose training tokens make 3 per
 // entry of a topic-word block. SCIR's step (h = 2) draws a block nearly afresh from Gamma(beta
 // + count_hat), and count_hat scales a tile's counts by B: from a tile of 1.66 tokens per
 // entry (16 tiles of a 75,000-document generated corpus) or fewer, every draw of phi carried
-// that tile's noise, and the chain's held-out perplexity of a draw stayed 50-140 above that
+// that tile's noise, and the chain's held-out perplexity of a draw stayed 50-150 above that
 // of its posterior mean. On a validation corpus of that shape (bench/README.md, "Scale-out"),
 // at 16, 32 and 64 tiles, one sweep and 60 passes, updates from 3.3 tokens per entry were
-// best (557-564, against 626-575 from 1.66 and 564-586 from 6.6 and more), and ahead of the
-// every-iteration update with two sweeps (640-685) in less time.
+// best (557-564, against 575-626 from 1.66 and 564-586 from 6.6 and more), and ahead of the
+// every-iteration update with two sweeps (640-685 after 40 passes) in less time.
 constexpr double kUpdateTokensPerEntry = 3.0;
 
 // Training tokens per topic-word entry of one tile in an iteration: a tile holds 1/tiles^2
