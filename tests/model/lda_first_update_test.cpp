@@ -9,8 +9,7 @@
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/lda/lda_generator.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
-#include "carousel/sampler/topic_word_update.hpp"
-#include "carousel/util/keyed_rng.hpp"
+#include "lda_first_draw.hpp"
 #include "lda_thread_ranks.hpp"
 
 namespace carousel {
@@ -36,16 +35,6 @@ FirstIteration RunOneIteration(const LdaConfig& config, const Corpus& corpus, in
   });
   for (std::uint64_t s : swept) result.tokens_swept += s;
   return result;
-}
-
-GeneratedCorpus SmallCorpus() {
-  LdaGeneratorOptions g;
-  g.documents = 200;
-  g.vocabulary = 90;
-  g.topics = 4;
-  g.mean_length = 30;
-  g.seed = 12;
-  return GenerateLda(g);
 }
 
 LdaConfig OneIteration(FirstUpdate first, TopicWordMean mean, int tiles) {
@@ -103,7 +92,7 @@ double LargestDifferenceFromInitialTopics(const std::vector<double>& mean,
 }
 
 TEST(LdaFirstUpdate, TheFirstIterationSweepsNoDocumentOnAnyRankCount) {
-  const GeneratedCorpus gen = SmallCorpus();
+  const GeneratedCorpus gen = testing::SmallLdaCorpus();
   const std::uint32_t V = gen.corpus.vocabulary;
   for (int ranks : {1, 3}) {
     const LdaConfig c = OneIteration(FirstUpdate::kInitialTopics, TopicWordMean::kAssignments, 3);
@@ -130,51 +119,26 @@ std::vector<double> ExpectedFirstDraw(const Corpus& corpus, const LdaConfig& c) 
   const std::vector<std::uint32_t>& words = grid.cols().Members(0);
   const std::size_t K = static_cast<std::size_t>(c.topics), V = corpus.vocabulary;
   const std::vector<std::uint32_t> by_topic = InitialTopicCounts(corpus, c);
-  std::vector<std::uint32_t> counts(V * K);  // the block's layout: row w, column k
-  std::vector<double> theta(V * K);
-  for (std::size_t w = 0; w < V; ++w) {
-    KeyedStream rng(c.chain.seed, Purpose::kInitCol, words[w], 0);
-    for (std::size_t k = 0; k < K; ++k) {
-      theta[w * K + k] = -std::log(rng.uniform());
-      counts[w * K + k] = by_topic[k * V + words[w]];
-    }
-  }
-  TopicWordStep step;
-  step.sampler = SimplexSampler::kScir;
-  step.topics = c.topics;
-  step.beta = c.beta;
-  step.step = c.step.At(0);
-  step.scale = 1.0;
-  step.seed = c.chain.seed;
-  step.iteration = 0;
-  std::vector<double> total(K, 0.0);
-  EXPECT_TRUE(
-      UpdateTopicWordBlock(step, words, counts.data(), theta.data(), nullptr, total.data()));
-  std::vector<double> phi(K * V);
+  std::vector<std::vector<std::uint32_t>> counts(1, std::vector<std::uint32_t>(V * K));
   for (std::size_t w = 0; w < V; ++w)
-    for (std::size_t k = 0; k < K; ++k) phi[k * V + words[w]] = theta[w * K + k] / total[k];
-  return phi;
-}
-
-double LargestRelativeDifference(const std::vector<double>& a, const std::vector<double>& b) {
-  double largest = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    largest = std::max(largest, std::abs(a[i] - b[i]) / b[i]);
-  return largest;
+    for (std::size_t k = 0; k < K; ++k) counts[0][w * K + k] = by_topic[k * V + words[w]];
+  return testing::PhiAfterFirstUpdate(c, grid, corpus.vocabulary, counts, 0, 1.0);
 }
 
 TEST(LdaFirstUpdate, TheFirstDrawOfPhiIsScirsStepWithTheInitialTopicsCounts) {
-  const GeneratedCorpus gen = SmallCorpus();
+  const GeneratedCorpus gen = testing::SmallLdaCorpus();
   const LdaConfig c = OneIteration(FirstUpdate::kInitialTopics, TopicWordMean::kDraws, 1);
   const std::vector<double> expected = ExpectedFirstDraw(gen.corpus, c);
   const FirstIteration run = RunOneIteration(c, gen.corpus, 1);
   ASSERT_EQ(run.mean.size(), expected.size());
   // The model forms phi as theta times 1 / theta_k. (TopicWordView), here as a quotient:
   // a rounding step or two apart.
-  EXPECT_LT(LargestRelativeDifference(run.mean, expected), 1e-14);
+  EXPECT_LT(testing::LargestRelativeDifference(run.mean, expected), 1e-14);
   // The negative control: the update from the first iteration's sweeps is another draw.
   const LdaConfig sweeps = OneIteration(FirstUpdate::kSweeps, TopicWordMean::kDraws, 1);
-  EXPECT_GT(LargestRelativeDifference(RunOneIteration(sweeps, gen.corpus, 1).mean, expected), 0.1);
+  EXPECT_GT(
+      testing::LargestRelativeDifference(RunOneIteration(sweeps, gen.corpus, 1).mean, expected),
+      0.1);
 }
 
 }  // namespace

@@ -13,9 +13,8 @@
 #include "carousel/model/lda/lda_generator.hpp"
 #include "carousel/model/lda/lda_options.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
-#include "carousel/sampler/topic_word_update.hpp"
 #include "carousel/util/byte_buffer.hpp"
-#include "carousel/util/keyed_rng.hpp"
+#include "lda_first_draw.hpp"
 #include "lda_thread_ranks.hpp"
 
 namespace carousel {
@@ -73,7 +72,7 @@ std::vector<double> ExpectedDraw(const Corpus& corpus, const LdaConfig& c, const
                       run.word_weights);
   const std::vector<DocumentRole> roles =
       ChooseDocumentRoles(corpus, c.test_fraction, c.chain.split_seed);
-  const std::size_t K = static_cast<std::size_t>(c.topics), V = corpus.vocabulary;
+  const std::size_t K = static_cast<std::size_t>(c.topics);
   std::vector<std::vector<std::uint32_t>> counts(kTiles);  // per block: row w, column k
   for (int j = 0; j < kTiles; ++j) counts[j].assign(grid.cols().Members(j).size() * K, 0);
   for (int i = 0; i < kTiles; ++i) {
@@ -87,79 +86,35 @@ std::vector<double> ExpectedDraw(const Corpus& corpus, const LdaConfig& c, const
         for (std::uint64_t e = t.Begin(d, j); e < t.End(d, j); ++e)
           counts[j][t.word[e] * K + topic[e]]++;
   }
-  TopicWordStep step;
-  step.sampler = SimplexSampler::kScir;
-  step.topics = c.topics;
-  step.beta = c.beta;
-  step.step = c.step.At(1);
-  step.scale = scale;
-  step.seed = c.chain.seed;
-  step.iteration = 1;
-  std::vector<std::vector<double>> theta(kTiles);
-  std::vector<double> total(K, 0.0);
-  for (int j = 0; j < kTiles; ++j) {
-    const std::vector<std::uint32_t>& words = grid.cols().Members(j);
-    theta[j].resize(words.size() * K);
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      KeyedStream rng(c.chain.seed, Purpose::kInitCol, words[w], 0);
-      for (std::size_t k = 0; k < K; ++k) theta[j][w * K + k] = -std::log(rng.uniform());
-    }
-    std::vector<double> block_total(K, 0.0);
-    EXPECT_TRUE(UpdateTopicWordBlock(step, words, counts[j].data(), theta[j].data(), nullptr,
-                                     block_total.data()));
-    for (std::size_t k = 0; k < K; ++k) total[k] += block_total[k];
-  }
-  std::vector<double> phi(K * V);
-  for (int j = 0; j < kTiles; ++j) {
-    const std::vector<std::uint32_t>& words = grid.cols().Members(j);
-    for (std::size_t w = 0; w < words.size(); ++w)
-      for (std::size_t k = 0; k < K; ++k) phi[k * V + words[w]] = theta[j][w * K + k] / total[k];
-  }
-  return phi;
-}
-
-double LargestRelativeDifference(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double largest = 0.0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
-    largest = std::max(largest, std::abs(a[i] - b[i]) / b[i]);
-  return largest;
-}
-
-GeneratedCorpus SmallCorpus() {
-  LdaGeneratorOptions g;
-  g.documents = 200;
-  g.vocabulary = 90;
-  g.topics = 4;
-  g.mean_length = 30;
-  g.seed = 12;
-  return GenerateLda(g);
+  return testing::PhiAfterFirstUpdate(c, grid, corpus.vocabulary, counts, 1, scale);
 }
 
 TEST(LdaUpdateEvery, AnUpdateIsScirsStepFromTheCountsOfItsTiles) {
-  const GeneratedCorpus gen = SmallCorpus();
+  const GeneratedCorpus gen = testing::SmallLdaCorpus();
   const LdaConfig c = TwoIterations(2);
   const ChainEnd run = RunOn(c, gen.corpus, 1);
   // The two tiles hold all of the block's words' tokens: scale 2 / 2.
   const std::vector<double> expected = ExpectedDraw(gen.corpus, c, run, 1.0);
   // phi is formed as theta times 1 / theta_k. in the model, here as a quotient, and the
   // totals are added in another order: a few roundings apart.
-  EXPECT_LT(LargestRelativeDifference(run.mean, expected), 1e-13);
+  EXPECT_LT(testing::LargestRelativeDifference(run.mean, expected), 1e-13);
   // The same chain on 2 ranks, each holding one row block.
   const ChainEnd two = RunOn(c, gen.corpus, 2);
   EXPECT_EQ(two.mean, run.mean);
   EXPECT_EQ(two.topics, run.topics);
   // The negative controls: the counts scaled as one tile's (by --tiles), and the chain that
   // updates every iteration, are other draws.
-  EXPECT_GT(LargestRelativeDifference(run.mean, ExpectedDraw(gen.corpus, c, run, 2.0)), 0.1);
+  EXPECT_GT(testing::LargestRelativeDifference(run.mean, ExpectedDraw(gen.corpus, c, run, 2.0)),
+            0.1);
   const LdaConfig every = TwoIterations(1);
   const ChainEnd eager = RunOn(every, gen.corpus, 1);
-  EXPECT_GT(LargestRelativeDifference(eager.mean, ExpectedDraw(gen.corpus, every, eager, 1.0)),
-            0.1);
+  EXPECT_GT(
+      testing::LargestRelativeDifference(eager.mean, ExpectedDraw(gen.corpus, every, eager, 1.0)),
+      0.1);
 }
 
 TEST(LdaUpdateEvery, MoreTilesThanTheGridIsRefused) {
-  const GeneratedCorpus gen = SmallCorpus();
+  const GeneratedCorpus gen = testing::SmallLdaCorpus();
   LdaConfig c = TwoIterations(kTiles + 1);
   LdaModel model(c, gen.corpus);
   std::vector<std::unique_ptr<Communicator>> comms = MakeThreadCommunicators(1);
