@@ -210,7 +210,9 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   }
 
   // With --update-every, each block's tile counts join those since its last update, and
-  // the blocks are updated only every update_every iterations.
+  // the blocks are updated only every update_every iterations: SCIR's Algorithm 1 (Baker et
+  // al. 2018) with a minibatch of those tiles, whose topics were all drawn under the block
+  // as it stands (DESIGN.md section 9).
   updated_ = UpdatesAt(t);
   double tiles = 1.0;  // whose counts the update takes: the same for every block
   for (auto& [j, counts] : nbar) tiles = GatherCounts(cols_.at(j), *counts, updated_);
