@@ -127,7 +127,7 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
     for (std::size_t k = 0; k < K(); ++k) theta[k] = -std::log(theta[k]);
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
-  block.pending.assign(PendingSize(j), 0.0);
+  block.pending.assign(PendingSize(j), 0u);
   return block;
 }
 
@@ -168,14 +168,24 @@ bool LdaModel::Impl::UpdatesAt(std::uint64_t t) const {
 double LdaModel::Impl::GatherCounts(LdaColBlock& block, std::vector<std::uint32_t>& counts,
                                     bool update) const {
   if (block.pending.empty()) return 1.0;
-  std::vector<double>& pending = block.pending;
-  for (std::size_t e = 0; e < counts.size(); ++e) pending[e] += counts[e];
-  const double tiles = pending.back() += 1.0;
+  std::vector<std::uint32_t>& pending = block.pending;
+  // A sum of a few tiles' counts of one word in one topic: beyond 32 bits only past 4e9 such
+  // tokens, where a tile's own counts would soon overflow too.
+  std::uint32_t overflow = 0;
+  for (std::size_t e = 0; e < counts.size(); ++e) {
+    const std::uint32_t sum = pending[e] + counts[e];
+    overflow |= static_cast<std::uint32_t>(sum < counts[e]);
+    pending[e] = sum;
+  }
+  if (overflow)
+    throw Error(ExitCode::kInput,
+                "more than 2^32 - 1 tokens of one word in one topic in the " +
+                    std::to_string(config_.update_every) +
+                    " tiles of a topic-word update: use a smaller --update-every");
+  const double tiles = ++pending.back();
   if (update) {
-    // Sums of at most `tiles` tiles' counts of one entry: exact in doubles and in 32 bits.
-    for (std::size_t e = 0; e < counts.size(); ++e)
-      counts[e] = static_cast<std::uint32_t>(pending[e]);
-    std::fill(pending.begin(), pending.end(), 0.0);
+    std::copy(pending.begin(), pending.end() - 1, counts.begin());
+    std::fill(pending.begin(), pending.end(), 0u);
   }
   return tiles;
 }
@@ -475,19 +485,20 @@ void LdaModel::EndIteration(const IterationContext&) {
 std::string LdaModel::TakeColBlock(int j) {
   const auto it = impl_->cols_.find(j);
   if (it == impl_->cols_.end()) throw Error(ExitCode::kInternal, "column block not held here");
-  std::string bytes = EncodeDoubles({&it->second.theta, &it->second.momentum, &it->second.pending});
+  std::string bytes = EncodeBlock(it->second);
   if (impl_->spare_blocks_.size() < 2) impl_->spare_blocks_.push_back(std::move(it->second));
   impl_->cols_.erase(it);
   return bytes;
 }
 void LdaModel::PutColBlock(int j, const std::string& bytes) {
   LdaColBlock block = impl_->FreshShape(j);
-  DecodeDoubles(bytes, {&block.theta, &block.momentum, &block.pending});
+  DecodeBlock(bytes, block);
   impl_->cols_[j] = std::move(block);
 }
 std::size_t LdaModel::ColBlockBytes(int j) const {
   const std::size_t per_entry = HasMomentum(impl_->config_.sampler) ? 2 : 1;
-  return (impl_->Words(j) * impl_->K() * per_entry + impl_->PendingSize(j)) * sizeof(double);
+  return impl_->Words(j) * impl_->K() * per_entry * sizeof(double) +
+         impl_->PendingSize(j) * sizeof(std::uint32_t);
 }
 void LdaModel::Evaluate(const EvaluationContext& ctx) {
   impl_->Evaluate(ctx);
@@ -535,7 +546,7 @@ void LdaModel::RestoreRowBlock(int id, const std::string& bytes) {
 }
 std::string LdaModel::SaveColBlock(int j) const {
   const LdaColBlock& block = impl_->cols_.at(j);
-  return EncodeDoubles({&block.theta, &block.momentum, &block.pending});
+  return EncodeBlock(block);
 }
 void LdaModel::RestoreColBlock(int j, const std::string& bytes) {
   PutColBlock(j, bytes);

@@ -27,8 +27,7 @@ struct LdaColBlock {
   std::vector<double> momentum;  // the same shape for sgrhmc, else empty
   // With LdaConfig::update_every > 1: the kept-sweep counts (theta's shape) of the tiles
   // the block visited since its last update, then the number of those tiles; else empty.
-  // Doubles, so that the block travels and is checkpointed as one run of doubles.
-  std::vector<double> pending;
+  std::vector<std::uint32_t> pending;
 };
 
 struct LdaRowBlock {
@@ -68,6 +67,29 @@ inline void DecodeDoubles(const std::string& bytes,
     std::memcpy(p->data(), in, p->size() * sizeof(double));
     in += p->size() * sizeof(double);
   }
+}
+
+// A column block as it travels and is checkpointed: theta and momentum as doubles, then the
+// pending counts as 32-bit integers (half the bytes of doubles).
+inline std::string EncodeBlock(const LdaColBlock& block) {
+  std::string bytes = EncodeDoubles({&block.theta, &block.momentum});
+  bytes.append(reinterpret_cast<const char*>(block.pending.data()),
+               block.pending.size() * sizeof(std::uint32_t));
+  return bytes;
+}
+
+// Into `block`, already of the shape the bytes were written from.
+inline void DecodeBlock(const std::string& bytes, LdaColBlock& block) {
+  const std::size_t doubles = (block.theta.size() + block.momentum.size()) * sizeof(double);
+  const std::size_t counts = block.pending.size() * sizeof(std::uint32_t);
+  if (bytes.size() != doubles + counts)
+    throw Error(ExitCode::kInternal, "topic-word block of unexpected size");
+  const char* in = bytes.data();
+  for (std::vector<double>* part : {&block.theta, &block.momentum}) {
+    std::memcpy(part->data(), in, part->size() * sizeof(double));
+    in += part->size() * sizeof(double);
+  }
+  std::memcpy(block.pending.data(), in, counts);
 }
 
 inline double Seconds(std::chrono::steady_clock::time_point since) {
