@@ -49,11 +49,6 @@ struct LdaCommand : LdaSpec {
       o.basics.run_config.Record("--update-every", std::to_string(config.update_every),
                                  "the default: " + DefaultLdaUpdateEveryRule());
     }
-    if (config.update_every > config.chain.tiles)
-      throw UsageError("--update-every", std::to_string(config.update_every) +
-                                             " is more than --tiles " +
-                                             std::to_string(config.chain.tiles) +
-                                             ": an update takes the counts of distinct tiles");
     if (!o.sweeps_given && start.fresh) {
       config.sweeps = DefaultLdaSweeps(config, data.survey.counts, data.share.vocabulary);
       o.basics.run_config.Record("--sweeps", std::to_string(config.sweeps),

@@ -123,7 +123,7 @@ TEST(LdaUpdateEvery, MoreTilesThanTheGridIsRefused) {
     engine.Run(EngineCallbacks{});
     FAIL() << "update_every " << c.update_every << " on " << kTiles << " tiles was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.setting(), "update_every");
+    EXPECT_EQ(e.setting(), "update-every");
   }
 }
 

@@ -90,10 +90,11 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
   grid_ = run.grid;
   layout_ = run.layout;
   seconds_running_ = run.seconds_running;
-  if (config_.update_every < 1 || config_.update_every > B())
-    throw SettingError("update_every", "an update takes the counts of 1 to " + std::to_string(B()) +
-                                           " distinct tiles, not " +
-                                           std::to_string(config_.update_every));
+  if (config_.update_every < 1) throw SettingError("update-every", "must be at least 1");
+  if (config_.update_every > B())  // the command line's check too: every rank stops here
+    throw SettingError("update-every", std::to_string(config_.update_every) +
+                                           " is more than --tiles " + std::to_string(B()) +
+                                           ": an update takes the counts of distinct tiles");
   if (!given_survey_) {
     survey_ = Survey(corpus_, roles_, *grid_, 0, B());
     survey_.word_tokens = whole_word_tokens_;
