@@ -42,38 +42,55 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
   std::map<int, std::vector<double>> log_p;  // per row-block: {sample, averaged}
   for (const LdaRowBlock& rb : rows_) log_p[rb.id] = {0.0, 0.0};
 
-  // visiting[j]: this rank's copy of column block j's theta at the current ring step
-  // (only the blocks its row-blocks need then, so no rank holds more than at training).
+  // visiting[j]: column block j's theta at the current ring step where this rank needs it
+  // (only the blocks its row-blocks need then, so no rank holds more than at training):
+  // this rank's own block, or the copy that arrived (arrived[j]). By pointer, so that a
+  // block that stays on this rank is not copied at each ring step (on one rank every block
+  // stays: (eval_sweeps + 1) x B copies of the whole of theta an evaluation, at B tiles).
   const int home = ctx.home_stratum;
-  std::map<int, std::vector<double>> visiting;
+  std::map<int, const std::vector<double>*> visiting;
+  std::map<int, std::vector<double>> arrived;
+  std::map<int, TopicWordView> own_views;  // the dense views of this rank's own blocks
   for (int pass = 0; pass <= passes; ++pass) {
     for (int b = 0; b < B(); ++b) {
       const int stratum = (home + b) % B();
-      if (b > 0) {  // pass the copies one ring step on
+      if (b == 0) {
+        visiting.clear();
+        arrived.clear();
+        for (const auto& [j, block] : cols_) visiting[j] = &block.theta;
+      } else {  // pass the copies one ring step on
         const int before = (home + b - 1) % B();
-        auto held = [&](int j) -> const std::vector<double>& {
-          return b == 1 ? cols_.at(j).theta : visiting.at(j);
-        };
         auto pending = StartColumnMoves(
             *comm_, *grid_, *layout_, before, stratum,
-            [&](int j) { return EncodeDoubles({&held(j)}); },
+            [&](int j) { return EncodeDoubles({visiting.at(j)}); },
             [&](int j) { return Words(j) * K() * sizeof(double); });
-        std::map<int, std::vector<double>> next;
+        std::map<int, const std::vector<double>*> next;
+        std::map<int, std::vector<double>> next_arrived;
         for (const LdaRowBlock& rb : rows_) {  // blocks that stay on this rank
           const int j = grid_->ColBlockInStratum(rb.id, stratum);
-          if (layout_->RankOfColBlock(*grid_, j, before) == comm_->rank()) next[j] = held(j);
+          if (layout_->RankOfColBlock(*grid_, j, before) != comm_->rank()) continue;
+          const auto copy = arrived.find(j);
+          if (copy == arrived.end()) {
+            next[j] = visiting.at(j);
+          } else {
+            std::vector<double>& kept = next_arrived[j];
+            kept = std::move(copy->second);
+            next[j] = &kept;
+          }
         }
         for (Message& m : comm_->FinishExchange(std::move(pending))) {
-          std::vector<double>& theta = next[m.tag];
+          std::vector<double>& theta = next_arrived[m.tag];
           theta.resize(Words(m.tag) * K());
           DecodeDoubles(m.bytes, {&theta});
+          next[m.tag] = &theta;
         }
         visiting = std::move(next);
+        arrived = std::move(next_arrived);
       }
       for (std::size_t r = 0; r < rows_.size(); ++r) {
         LdaRowBlock& rb = rows_[r];
         const int j = grid_->ColBlockInStratum(rb.id, stratum);
-        const std::vector<double>& theta = b == 0 ? cols_.at(j).theta : visiting.at(j);
+        const std::vector<double>& theta = *visiting.at(j);
         const bool sum_phi =
             collect && pass == 0 && j == rb.id && config_.topic_word_mean == TopicWordMean::kDraws;
         // The held-out sweeps read the dense rows alone where every draw is dense; the
@@ -81,8 +98,21 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         const ViewParts parts = pass < passes && !sum_phi && gibbs_.front().AllDense()
                                     ? ViewParts::kDenseOnly
                                     : ViewParts::kAll;
-        view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha, threads_,
-                     parts);
+        // The dense view of a block this rank holds serves every held-out pass: phi does not
+        // change during an evaluation, and on one rank at B tiles the views assigned afresh
+        // at each pass were (eval_sweeps + 1) B of every block.
+        TopicWordView* view = &view_;
+        const bool own = arrived.count(j) == 0;
+        if (own && parts == ViewParts::kDenseOnly) {
+          const auto [held, fresh] = own_views.try_emplace(j);
+          view = &held->second;
+          if (fresh)
+            view->Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha,
+                         threads_, parts);
+        } else {
+          view_.Assign(theta.data(), Words(j), config_.topics, inverse_total.data(), alpha,
+                       threads_, parts);
+        }
         if (sum_phi)
           for (std::size_t e = 0; e < rb.phi_sum.size(); ++e) rb.phi_sum[e] += view_.phi[e];
         TopicTokens& observed = rb.tokens.observed;
@@ -110,7 +140,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
                                                 &rngs[r][d],
                                                 {1, 0, nullptr}});
               }
-              gibbs.SweepsInPairs(pieces, view_);
+              gibbs.SweepsInPairs(pieces, *view);
             }
           }
           continue;
@@ -120,7 +150,7 @@ void LdaModel::Impl::Evaluate(const EvaluationContext& ctx) {
         for (std::size_t d = 0; d < test.documents(); ++d) {
           const double* hat = theta_hat[r].data() + d * K();
           for (std::uint64_t i = test.Begin(d, j); i < test.End(d, j); ++i) {
-            const double p = PredictiveProbability(hat, view_.Row(test.word[i]), K(), kept);
+            const double p = PredictiveProbability(hat, view->Row(test.word[i]), K(), kept);
             log_p[rb.id][0] += std::log(p);
             if (collect) {
               rb.pred_sum[i] += p;

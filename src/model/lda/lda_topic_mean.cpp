@@ -62,12 +62,15 @@ void LdaModel::Impl::AddTopicWordMeanOfAssignments() {
     std::vector<Message> sends, expected;
     for (const LdaRowBlock& rb : rows_) {
       const int j = grid_->ColBlockInStratum(rb.id, stratum);
-      tile.assign(Words(j) * topics, 0);
-      CountTile(rb.tokens.train, j, topics, tile.data(), per_topic.at(rb.id).data());
       const int owner = layout_->RankOfRowBlock(j);
+      // A tile of a block this rank owns is counted straight into the block's sum, not into
+      // a zeroed copy added after: on one rank those were a zeroing and an addition of a
+      // whole block per tile, B times phi's size an evaluation at B tiles.
       if (owner == me) {
-        add(j, tile.data());
+        CountTile(rb.tokens.train, j, topics, n.at(j).data(), per_topic.at(rb.id).data());
       } else {
+        tile.assign(Words(j) * topics, 0);
+        CountTile(rb.tokens.train, j, topics, tile.data(), per_topic.at(rb.id).data());
         std::string bytes(tile.size() * sizeof(std::uint32_t), '\0');
         std::memcpy(bytes.data(), tile.data(), bytes.size());
         sends.push_back(Message{owner, j, std::move(bytes)});
