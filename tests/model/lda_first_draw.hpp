@@ -29,6 +29,21 @@ inline GeneratedCorpus SmallLdaCorpus() {
   return GenerateLda(g);
 }
 
+// The chains these tests run: K = 5, SCIR at the CLI's default step (h = 2), `iterations`
+// iterations with no burn-in and one evaluation at the end (two held-out sweeps), seed 4.
+inline LdaConfig ShortChain(int tiles, std::uint64_t iterations) {
+  LdaConfig c;
+  c.topics = 5;
+  c.step = StepSchedule{2.0 * std::pow(10.0, 0.33), 10.0, 0.33};
+  c.chain.tiles = tiles;
+  c.chain.iterations = iterations;
+  c.chain.burn_in = 0;
+  c.chain.eval_every = iterations;
+  c.eval_sweeps = 2;
+  c.chain.seed = 4;
+  return c;
+}
+
 // phi (K x V, global word ids) after one SCIR step at `iteration` from the initial theta:
 // theta_kw = -log(u) of the stream (seed, kInitCol, word, 0), a Gamma(1, 1) variate per
 // entry, then the step with a_hat = beta + scale x counts[j] for each column block j of

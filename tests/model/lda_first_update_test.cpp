@@ -38,16 +38,8 @@ FirstIteration RunOneIteration(const LdaConfig& config, const Corpus& corpus, in
 }
 
 LdaConfig OneIteration(FirstUpdate first, TopicWordMean mean, int tiles) {
-  LdaConfig c;
-  c.topics = 5;
-  c.step = StepSchedule{2.0 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI's default h = 2
-  c.chain.tiles = tiles;
-  c.chain.iterations = 1;
-  c.chain.burn_in = 0;
-  c.chain.eval_every = 1;
-  c.eval_sweeps = 2;
+  LdaConfig c = testing::ShortChain(tiles, 1);
   c.sweeps = 2;
-  c.chain.seed = 4;
   c.first_update = first;
   c.topic_word_mean = mean;
   return c;

@@ -7,8 +7,6 @@
 // tiles' counts scaled as one tile's, and the chain that updates every iteration.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include "carousel/data/tile_grid.hpp"
 #include "carousel/model/lda/lda_generator.hpp"
 #include "carousel/model/lda/lda_options.hpp"
@@ -23,17 +21,9 @@ namespace {
 constexpr int kTiles = 2;
 
 LdaConfig TwoIterations(int update_every) {
-  LdaConfig c;
-  c.topics = 5;
-  c.step = StepSchedule{2.0 * std::pow(10.0, 0.33), 10.0, 0.33};  // the CLI's default h = 2
-  c.chain.tiles = kTiles;
-  c.chain.iterations = 2;
-  c.chain.burn_in = 0;
-  c.chain.eval_every = 2;
-  c.eval_sweeps = 2;
+  LdaConfig c = testing::ShortChain(kTiles, 2);
   c.sweeps = 1;
   c.update_every = update_every;
-  c.chain.seed = 4;
   c.topic_word_mean = TopicWordMean::kDraws;
   return c;
 }
