@@ -133,11 +133,17 @@ void CheckRowBlocks(const Corpus& c, const std::vector<DocumentRole>& roles, int
         BuildRowBlockTokens(c, roles, grid, i, topics, seed, InitialTopics::kUniform, 0.1, threads);
     for (const TileTokens* t : {&rb.train.tokens, &rb.observed.tokens, &rb.test}) {
       ASSERT_EQ(t->blocks, blocks);
-      ASSERT_EQ(t->tile_start.size(), t->documents() * static_cast<std::size_t>(blocks) + 1);
-      EXPECT_EQ(t->tile_start.front(), 0u);
-      EXPECT_EQ(t->tile_start.back(), t->tokens());
-      for (std::size_t k = 1; k < t->tile_start.size(); ++k)
-        EXPECT_LE(t->tile_start[k - 1], t->tile_start[k]);
+      const std::size_t docs = t->documents();
+      ASSERT_EQ(t->tile_start.size(), (static_cast<std::size_t>(blocks) + 1) * docs);
+      // Document after document, block after block, with no gap: every token in one tile.
+      std::uint64_t next = 0;
+      for (std::size_t d = 0; d < docs; ++d)
+        for (int j = 0; j < blocks; ++j) {
+          ASSERT_EQ(t->Begin(d, j), next) << "document " << d << ", block " << j;
+          ASSERT_LE(t->Begin(d, j), t->End(d, j));
+          next = t->End(d, j);
+        }
+      EXPECT_EQ(next, t->tokens());
     }
     ASSERT_EQ(rb.train.topic.size(), rb.train.tokens.tokens());
     ASSERT_EQ(rb.observed.topic.size(), rb.observed.tokens.tokens());

@@ -112,10 +112,12 @@ void PlaceDocument(TileTokens& out, TopicTokens* topics, const std::vector<Expan
   start.assign(blocks + 1, 0);
   for (const ExpandedToken& t : doc)
     start[static_cast<std::size_t>(grid.cols().BlockOf(t.word)) + 1]++;
+  const std::size_t documents = out.documents();
   for (std::size_t j = 0; j < blocks; ++j) {
     start[j + 1] += start[j];
-    out.tile_start[place.index * blocks + j] = place.first + start[j];
+    out.tile_start[j * documents + place.index] = place.first + start[j];
   }
+  out.tile_start[blocks * documents + place.index] = place.first + start[blocks];
   order.resize(doc.size());
   for (std::size_t i = 0; i < doc.size(); ++i)
     order[start[static_cast<std::size_t>(grid.cols().BlockOf(doc[i].word))]++] = i;
@@ -130,12 +132,11 @@ void PlaceDocument(TileTokens& out, TopicTokens* topics, const std::vector<Expan
   }
 }
 
-// Sizes `out` for `documents` documents and `tokens` tokens (tile_start's last entry set).
+// Sizes `out` for `documents` documents and `tokens` tokens.
 void Size(TileTokens& out, int blocks, std::size_t documents, std::uint64_t tokens) {
   out.blocks = blocks;
   out.doc_id.resize(documents);
-  out.tile_start.resize(documents * static_cast<std::size_t>(blocks) + 1);
-  out.tile_start.back() = tokens;
+  out.tile_start.resize((static_cast<std::size_t>(blocks) + 1) * documents);
   out.word.resize(tokens);
 }
 void Size(TopicTokens& out, int blocks, int topics, std::size_t documents, std::uint64_t tokens) {

@@ -35,20 +35,26 @@ std::vector<DocumentRole> ChooseDocumentRoles(const Corpus& corpus, double fract
                                               std::uint64_t seed);
 
 // Tokens of some documents of one row-block, grouped by column block: the tokens of local
-// document d in column block j are [tile_start[d * B + j], tile_start[d * B + j + 1]),
-// each given by its word's index within the column block, in file order.
+// document d in column block j are [Begin(d, j), End(d, j)), each given by its word's index
+// within the column block, in file order; a document's blocks follow each other
+// (End(d, j) = Begin(d, j + 1)).
 struct TileTokens {
   int blocks = 0;
-  std::vector<std::uint32_t> doc_id;      // global document id of each local document
-  std::vector<std::uint64_t> tile_start;  // documents * blocks + 1 entries
+  std::vector<std::uint32_t> doc_id;  // global document id of each local document
+  // Where each document's tokens start in each column block, block by block: entry
+  // j * documents + d is Begin(d, j), and the entries of j = blocks are the documents' ends.
+  // A tile reads one block's starts of consecutive documents; stored document by document,
+  // they were blocks x 8 bytes apart, a cache miss for every piece of a tile at 64 tiles
+  // (bench/README.md, "Scale-out").
+  std::vector<std::uint64_t> tile_start;  // (blocks + 1) * documents entries
   std::vector<std::uint32_t> word;
 
   std::size_t documents() const { return doc_id.size(); }
   std::uint64_t Begin(std::size_t d, int j) const {
-    return tile_start[d * static_cast<std::size_t>(blocks) + static_cast<std::size_t>(j)];
+    return tile_start[static_cast<std::size_t>(j) * documents() + d];
   }
   std::uint64_t End(std::size_t d, int j) const { return Begin(d, j + 1); }
-  std::uint64_t Length(std::size_t d) const { return End(d, blocks - 1) - Begin(d, 0); }
+  std::uint64_t Length(std::size_t d) const { return Begin(d, blocks) - Begin(d, 0); }
   std::uint64_t tokens() const { return word.size(); }
 };
 
