@@ -8,6 +8,7 @@
 
 #include "carousel/util/error.hpp"
 #include "carousel/util/mix64.hpp"
+#include "carousel/util/prefetch.hpp"
 
 namespace carousel {
 
@@ -76,11 +77,7 @@ constexpr std::size_t kRowsAhead = 4;
 
 // The cache lines of row r of x (K + 1 floats, not line-aligned).
 inline void PrefetchRow(const Matrix& x, std::uint32_t r) {
-  constexpr Eigen::Index kLine = 64 / sizeof(float);
-  const float* p = x.row(r).data();
-  for (Eigen::Index f = 0; f < x.cols(); f += kLine)
-    _mm_prefetch(reinterpret_cast<const char*>(p + f), _MM_HINT_T0);
-  _mm_prefetch(reinterpret_cast<const char*>(p + x.cols() - 1), _MM_HINT_T0);
+  PrefetchBytes(x.row(r).data(), static_cast<std::size_t>(x.cols()) * sizeof(float));
 }
 
 // Fetches the row kRowsAhead rows-with-data past the i-th one; i counts the rows with data

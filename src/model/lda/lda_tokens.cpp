@@ -2,6 +2,7 @@
 
 #include "carousel/util/error.hpp"
 #include "carousel/util/keyed_rng.hpp"
+#include "carousel/util/prefetch.hpp"
 
 namespace carousel {
 
@@ -54,23 +55,6 @@ void TopicTokens::RecountDocTopic() {
       counts[topic[t]]++;
   }
 }
-
-namespace {
-
-// Asks for every cache line of [first, first + bytes).
-void PrefetchBytes(const void* first, std::size_t bytes, bool for_writing) {
-  constexpr std::uintptr_t kLine = 64;
-  const auto begin = reinterpret_cast<std::uintptr_t>(first) & ~(kLine - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(first) + bytes;
-  for (std::uintptr_t line = begin; line < end; line += kLine) {
-    if (for_writing)
-      __builtin_prefetch(reinterpret_cast<const void*>(line), 1);
-    else
-      __builtin_prefetch(reinterpret_cast<const void*>(line), 0);
-  }
-}
-
-}  // namespace
 
 void TopicTokens::Prefetch(std::size_t d, int j) const {
   const std::uint64_t begin = tokens.Begin(d, j), n = tokens.End(d, j) - begin;
