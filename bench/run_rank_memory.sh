@@ -33,16 +33,15 @@ bash "$root/launch/mpirun.sh" "$p" mf --train "$train" --test "$test" --rank 32 
 bash "$root/launch/mpirun.sh" "$p" lda --corpus "$corpus" --topics 50 --tiles "$p" --threads 1 \
   --iterations $((2 * p)) --overwrite --out "$out/lda" >"$out/lda.log" 2>&1
 
-# One line per rank from the load report: rank, peak MiB, data MiB, state MiB, whole MiB.
+# One line per rank: rank, peak MiB (the run's), data MiB, state MiB, whole MiB (0: none).
 ranks_of() {
-  grep -E '^  rank [0-9]+: input read' "$1" | sed -E \
-    -e 's/^  rank ([0-9]+):.*peak memory ([0-9.]+) MiB when read; holds ([0-9.]+) MiB of data and ([0-9.]+) MiB of parameters.*/\1 \3 \4/' |
-    while read -r r d s; do
-      local peak whole
-      peak=$(grep -E "^  rank $r: .*% of the sampling time" "$1" | grep -oE 'peak memory [0-9.]+' | awk '{ print $3 }')
-      whole=$(grep -E "^  rank $r: input read" "$1" | grep -oE 'holds [0-9.]+ MiB whole' | awk '{ print $2 }' || true)
-      echo "$r $peak $d $s ${whole:-0}"
-    done
+  awk '/^  rank [0-9]+: / { r = $2 + 0 }
+    /% of the sampling time/ { for (i = 1; i < NF; i++) if ($i == "memory") peak[r] = $(i + 1) }
+    /input read/ { for (i = 1; i < NF; i++) {
+        if ($i == "holds" && $(i + 3) == "of" && $(i + 4) == "data") data[r] = $(i + 1)
+        if ($i == "and" && $(i + 3) == "of" && $(i + 4) == "parameters") state[r] = $(i + 1)
+        if ($i == "holds" && $(i + 3) == "whole") whole[r] = $(i + 1) } }
+    END { for (r in data) print r, peak[r], data[r], state[r], whole[r] + 0 }' "$1" | sort -n
 }
 
 echo "model,rank,peak_mib,data_mib,state_mib,whole_mib,bound_mib,within" >"$out/memory.csv"
