@@ -19,6 +19,23 @@ namespace {
 // Keys the curvature subset's hash apart from the minibatch's ("curvatur").
 constexpr std::uint64_t kCurvatureSalt = 0x6375727661747572ULL;
 
+// The sum over theta's rows of each column's squares, in double: column c's running sum in
+// row order. Eigen's squaredNorm of the block cast to double was one serial chain of double
+// additions (Eigen 3.4 does not vectorise the cast), 23 ms for 480k rows of K = 32 at every
+// hyperparameter step; one sum per column is as many independent chains, which the compiler
+// vectorises, and still a fixed function of the block.
+std::vector<double> ColumnSquares(const Matrix& theta) {
+  const Eigen::Index width = theta.cols();
+  std::vector<double> sums(static_cast<std::size_t>(width), 0.0);
+  double* __restrict s = sums.data();
+  for (Eigen::Index r = 0; r < theta.rows(); ++r) {
+    const float* __restrict x = theta.row(r).data();
+    for (Eigen::Index c = 0; c < width; ++c)
+      s[c] += static_cast<double>(x[c]) * static_cast<double>(x[c]);
+  }
+  return sums;
+}
+
 }  // namespace
 
 void BpmfModel::Impl::Plan(const IterationContext& ctx) {
@@ -342,8 +359,9 @@ HyperStats BpmfModel::Impl::GatherHyperStats() const {
     std::vector<double> v(kWidth, 0.0);
     v[kSse] = sse;
     v[kCount] = count;
-    v[kSq] = theta.leftCols(k).cast<double>().squaredNorm();
-    if (config_.shape.bias) v[kBiasSq] = theta.col(k).cast<double>().squaredNorm();
+    const std::vector<double> squares = ColumnSquares(theta);
+    for (int c = 0; c < k; ++c) v[kSq] += squares[static_cast<std::size_t>(c)];
+    if (config_.shape.bias) v[kBiasSq] = squares[static_cast<std::size_t>(k)];
     v[kRows] = static_cast<double>(theta.rows());
     return v;
   };
