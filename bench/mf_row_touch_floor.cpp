@@ -11,69 +11,21 @@
 //   mf_row_touch_floor RATINGS_FILE [TILES...]      (default tiles: 1 4 16 64)
 //
 // RATINGS_FILE: "user item value" lines (bench/run_tile_work.sh's mf_25000000_480189.train).
-// Users are dealt to row blocks by a seeded shuffle and items to column blocks at random, as
-// the tile grid does (DESIGN.md section 1; its item blocks are cut by ratings, within 14% of
-// equal here). Prints, per B: rows touched a pass, seconds a pass (best of 5) and GB moved.
+// Users and items are dealt to blocks by the tile grid's own code (tile_counts.hpp). Prints,
+// per B: rows touched a pass, seconds a pass (best of 5) and GB moved.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <numeric>
-#include <random>
-#include <unordered_map>
 #include <vector>
+
+#include "tile_counts.hpp"
 
 namespace {
 
-constexpr int kRowFloats = 33;  // K = 32 and a bias
-
-struct Ratings {
-  std::vector<std::uint32_t> user, item;  // dense indices
-  std::uint32_t users = 0, items = 0;
-};
-
-Ratings Read(const char* path) {
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) {
-    std::fprintf(stderr, "mf_row_touch_floor: cannot open %s\n", path);
-    std::exit(2);
-  }
-  Ratings r;
-  std::unordered_map<std::uint64_t, std::uint32_t> users, items;
-  unsigned long long u, i;
-  double v;
-  while (std::fscanf(f, "%llu %llu %lf", &u, &i, &v) == 3) {
-    r.user.push_back(users.try_emplace(u, static_cast<std::uint32_t>(users.size())).first->second);
-    r.item.push_back(items.try_emplace(i, static_cast<std::uint32_t>(items.size())).first->second);
-  }
-  std::fclose(f);
-  r.users = static_cast<std::uint32_t>(users.size());
-  r.items = static_cast<std::uint32_t>(items.size());
-  return r;
-}
-
-// rows[i * B + j]: the rows (indices into W, block i's rows contiguous) with a rating in
-// column block j, ascending.
-std::vector<std::vector<std::uint32_t>> TileRows(const Ratings& r, int tiles) {
-  std::mt19937_64 rng(5);
-  std::vector<std::uint32_t> order(r.users);
-  std::iota(order.begin(), order.end(), 0u);
-  std::shuffle(order.begin(), order.end(), rng);  // position in W of each user
-  std::vector<std::uint32_t> item_block(r.items);
-  for (auto& b : item_block) b = static_cast<std::uint32_t>(rng() % static_cast<unsigned>(tiles));
-  const std::uint64_t per_block = (r.users + tiles - 1) / tiles;
-  std::vector<std::vector<std::uint32_t>> rows(static_cast<std::size_t>(tiles) * tiles);
-  for (std::size_t e = 0; e < r.user.size(); ++e) {
-    const std::uint32_t row = order[r.user[e]];
-    rows[row / per_block * tiles + item_block[r.item[e]]].push_back(row);
-  }
-  for (auto& list : rows) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-  }
-  return rows;
-}
+constexpr int kRowFloats = 33;      // K = 32 and a bias
+constexpr std::uint64_t kSeed = 1;  // carousel's default --seed
 
 }  // namespace
 
@@ -85,7 +37,8 @@ int main(int argc, char** argv) {
   std::vector<int> tiles_list;
   for (int a = 2; a < argc; ++a) tiles_list.push_back(std::atoi(argv[a]));
   if (tiles_list.empty()) tiles_list = {1, 4, 16, 64};
-  const Ratings ratings = Read(argv[1]);
+  const carousel::bench::RatingsFile ratings =
+      carousel::bench::ReadRatingsFile(argv[1], "mf_row_touch_floor");
   std::printf("%zu ratings, %u users, %u items; W %.1f MB\n", ratings.user.size(), ratings.users,
               ratings.items, ratings.users * kRowFloats * 4.0 / 1e6);
   std::vector<float> w(static_cast<std::size_t>(ratings.users) * kRowFloats, 0.01f);
@@ -93,7 +46,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < kRowFloats; ++k) drift[k] = 1e-7f * static_cast<float>(k);
   std::printf("tiles,rows_touched_per_pass,seconds_per_pass,gb_moved_per_pass\n");
   for (const int tiles : tiles_list) {
-    const auto rows = TileRows(ratings, tiles);
+    const auto rows = carousel::bench::CountTiles(ratings, tiles, kSeed).rows;
     std::uint64_t touched = 0;
     for (const auto& list : rows) touched += list.size();
     double best = 1e30;
