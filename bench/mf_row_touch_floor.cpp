@@ -37,11 +37,11 @@ int main(int argc, char** argv) {
   std::vector<int> tiles_list;
   for (int a = 2; a < argc; ++a) tiles_list.push_back(std::atoi(argv[a]));
   if (tiles_list.empty()) tiles_list = {1, 4, 16, 64};
-  const carousel::bench::RatingsFile ratings =
+  const carousel::bench::GridEntries ratings =
       carousel::bench::ReadRatingsFile(argv[1], "mf_row_touch_floor");
-  std::printf("%zu ratings, %u users, %u items; W %.1f MB\n", ratings.user.size(), ratings.users,
-              ratings.items, ratings.users * kRowFloats * 4.0 / 1e6);
-  std::vector<float> w(static_cast<std::size_t>(ratings.users) * kRowFloats, 0.01f);
+  std::printf("%zu ratings, %u users, %u items; W %.1f MB\n", ratings.row.size(), ratings.rows,
+              ratings.cols, ratings.rows * kRowFloats * 4.0 / 1e6);
+  std::vector<float> w(static_cast<std::size_t>(ratings.rows) * kRowFloats, 0.01f);
   float drift[kRowFloats];
   for (int k = 0; k < kRowFloats; ++k) drift[k] = 1e-7f * static_cast<float>(k);
   std::printf("tiles,rows_touched_per_pass,seconds_per_pass,gb_moved_per_pass\n");
