@@ -12,8 +12,12 @@
 //   corpus, and what a piece adds at 16 and 64 tiles, bench/README.md "Scale-out").
 //
 //   tile_balance mf RATINGS_FILE [--c-rating S] [--c-row S] [TILES...]
-//   tile_balance lda DOCWORD_FILE [--c-token S] [--c-piece S] [TILES...]
+//   tile_balance lda DOCWORD_FILE [--c-token S] [--c-piece S] [--no-split] [TILES...]
 //   (default tiles 2 4 8 16 32 64)
+//
+// lda's columns are carousel's (WordColumns): a word with more than a block's share of the
+// tokens is split among several columns; --no-split gives one column per word, as before
+// the split was built.
 //
 // Prints CSV, per B: the largest tile's data and rows against the mean tile's, a pass's
 // work at each stratum's slowest tile and at its mean, the share of a rank's time spent
@@ -51,8 +55,13 @@ int main(int argc, char** argv) {
   double per_datum = mf ? 1.708e-8 : 1.7e-8;
   double per_row = mf ? 4.82e-9 * kRowFloats : 8.0e-8;
   std::vector<int> tiles_list;
+  bool split = true;
   for (int a = 3; a < argc; ++a) {
     const std::string arg = argv[a];
+    if (arg == "--no-split") {
+      split = false;
+      continue;
+    }
     if ((arg == "--c-rating" || arg == "--c-token") && a + 1 < argc)
       per_datum = std::atof(argv[++a]);
     else if (arg == "--c-row" && a + 1 < argc)
@@ -78,7 +87,8 @@ int main(int argc, char** argv) {
       "tiles,largest_tile_data_over_mean,largest_tile_rows_over_mean,pass_seconds_slowest,"
       "pass_seconds_mean,waiting_percent,speedup_over_one_rank,speedup_over_one_tile\n");
   for (const int b : tiles_list) {
-    const carousel::bench::TileCounts counts = carousel::bench::CountTiles(entries, b, kSeed);
+    const carousel::bench::TileCounts counts = carousel::bench::CountTiles(
+        !mf && split ? carousel::bench::WithSplitWords(entries, b) : entries, b, kSeed);
     const std::size_t n = counts.data.size();
     double data_max = 0, data_sum = 0, rows_max = 0, rows_sum = 0;
     for (std::size_t t = 0; t < n; ++t) {

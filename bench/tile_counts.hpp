@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "carousel/data/tile_grid.hpp"
+#include "carousel/model/lda/word_columns.hpp"
 
 namespace carousel::bench {
 
@@ -71,6 +72,19 @@ inline GridEntries ReadDocword(const char* path, const char* program) {
   r.rows = static_cast<std::uint32_t>(documents);
   r.cols = static_cast<std::uint32_t>(vocabulary);
   return r;
+}
+
+// lda's entries with each word's column as carousel lda's grid has it at `tiles` tiles
+// (WordColumns: a word with more than a block's share of the tokens split among several).
+inline GridEntries WithSplitWords(const GridEntries& e, int tiles) {
+  std::vector<std::uint64_t> word_tokens(e.cols, 0);
+  for (std::size_t x = 0; x < e.col.size(); ++x) word_tokens[e.col[x]] += e.weight[x];
+  const WordColumns columns(word_tokens, tiles);
+  GridEntries out = e;
+  out.cols = columns.columns();
+  for (std::size_t x = 0; x < out.col.size(); ++x)
+    out.col[x] = columns.ColumnOf(e.col[x], e.row[x]);
+  return out;
 }
 
 struct TileCounts {

@@ -11,7 +11,6 @@
 #include "carousel/model/lda/lda_generator.hpp"
 #include "carousel/model/lda/lda_options.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
-#include "carousel/util/byte_buffer.hpp"
 #include "lda_first_draw.hpp"
 #include "lda_thread_ranks.hpp"
 
@@ -28,38 +27,14 @@ LdaConfig TwoIterations(int update_every) {
   return c;
 }
 
-struct ChainEnd {
-  std::vector<double> mean;                        // K x V: phi of the one kept draw
-  std::vector<std::uint64_t> word_weights;         // the grid's column weights
-  std::vector<std::vector<std::uint16_t>> topics;  // per row block: its training topics
-};
-
-ChainEnd RunOn(const LdaConfig& c, const Corpus& corpus, int ranks) {
-  ChainEnd run;
-  run.topics.resize(kTiles);
-  testing::RunLdaOnThreadRanks(c, corpus, ranks, [&](int r, LdaModel& model) {
-    for (int id = r * kTiles / ranks; id < (r + 1) * kTiles / ranks; ++id) {
-      const std::string bytes = model.SaveRowBlock(id);  // the training topics come first
-      ByteReader in(bytes);
-      run.topics[static_cast<std::size_t>(id)] = in.GetVector<std::uint16_t>();
-    }
-    std::uint64_t samples = 0;
-    std::vector<double> mean = model.TopicWordMean(&samples);
-    if (r == 0) {
-      EXPECT_EQ(samples, 1u);
-      run.mean = std::move(mean);
-      run.word_weights = model.grid_col_weights();
-    }
-  });
-  return run;
-}
+using ChainEnd = testing::LdaChainEnd;
 
 // phi after SCIR's step at iteration 1 from the initial theta, each block's counts those of
 // the run's final topics of its training tokens, times `scale`.
 std::vector<double> ExpectedDraw(const Corpus& corpus, const LdaConfig& c, const ChainEnd& run,
                                  double scale) {
   const TileGrid grid(corpus.documents, corpus.vocabulary, kTiles, c.chain.split_seed,
-                      run.word_weights);
+                      run.column_weights);
   const std::vector<DocumentRole> roles =
       ChooseDocumentRoles(corpus, c.test_fraction, c.chain.split_seed);
   const std::size_t K = static_cast<std::size_t>(c.topics);
@@ -82,14 +57,14 @@ std::vector<double> ExpectedDraw(const Corpus& corpus, const LdaConfig& c, const
 TEST(LdaUpdateEvery, AnUpdateIsScirsStepFromTheCountsOfItsTiles) {
   const GeneratedCorpus gen = testing::SmallLdaCorpus();
   const LdaConfig c = TwoIterations(2);
-  const ChainEnd run = RunOn(c, gen.corpus, 1);
+  const ChainEnd run = testing::RunKeepingTopics(c, gen.corpus, 1);
   // The two tiles hold all of the block's words' tokens: scale 2 / 2.
   const std::vector<double> expected = ExpectedDraw(gen.corpus, c, run, 1.0);
   // phi is formed as theta times 1 / theta_k. in the model, here as a quotient, and the
   // totals are added in another order: a few roundings apart.
   EXPECT_LT(testing::LargestRelativeDifference(run.mean, expected), 1e-13);
   // The same chain on 2 ranks, each holding one row block.
-  const ChainEnd two = RunOn(c, gen.corpus, 2);
+  const ChainEnd two = testing::RunKeepingTopics(c, gen.corpus, 2);
   EXPECT_EQ(two.mean, run.mean);
   EXPECT_EQ(two.topics, run.topics);
   // The negative controls: the counts scaled as one tile's (by --tiles), and the chain that
@@ -97,7 +72,7 @@ TEST(LdaUpdateEvery, AnUpdateIsScirsStepFromTheCountsOfItsTiles) {
   EXPECT_GT(testing::LargestRelativeDifference(run.mean, ExpectedDraw(gen.corpus, c, run, 2.0)),
             0.1);
   const LdaConfig every = TwoIterations(1);
-  const ChainEnd eager = RunOn(every, gen.corpus, 1);
+  const ChainEnd eager = testing::RunKeepingTopics(every, gen.corpus, 1);
   EXPECT_GT(
       testing::LargestRelativeDifference(eager.mean, ExpectedDraw(gen.corpus, every, eager, 1.0)),
       0.1);

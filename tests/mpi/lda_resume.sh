@@ -114,6 +114,21 @@ grep -q '^thin = 20  # resolved' "$T/eval/config.toml" ||
   fail "4 tiles: config.toml does not record --thin 20, following --eval-every"
 ok "default --eval-every of 5 passes (20 at 4 tiles), kept by a resume on 2 ranks"
 
+# (g) A corpus whose commonest word holds 39% of the tokens: at 4 tiles it is split among 2
+# columns (WordColumns, DESIGN.md section 9), which the trace header says. The chain of 2
+# ranks, stopped at 160 iterations on 4 ranks and resumed to 300 on 1 rank, is the same.
+"$CAROUSEL_BIN" gen lda --documents 600 --vocabulary 300 --topics 5 --mean-length 40 --zipf 1.6 \
+  --seed 3 --out "$T/common.txt" >/dev/null
+SPLIT=(--corpus "$T/common.txt" --topics 10 --tiles 4 --seed 7 --burn-in 40 --eval-every 20
+  --eval-sweeps 4 --checkpoint-every 50 --quiet)
+run_ok split-ref 2 lda "${SPLIT[@]}" --iterations 300 --out "$T/split-ref"
+grep -q '^# split_words: 1 (2 columns)$' "$T/split-ref/trace.csv" ||
+  fail "the common word was not split: $(grep split "$T/split-ref/trace.csv")"
+run_ok split-first 4 lda "${SPLIT[@]}" --iterations 160 --out "$T/split"
+run_ok split-resume-p1 1 lda --resume "$T/split" --iterations 300
+same_lda_outputs "$T/split-ref" "$T/split" "a split word: 4 ranks resumed on 1"
+ok "a common word split among 2 columns: 160 iterations on 4 ranks, resumed to 300 on 1, identical to 2 ranks"
+
 # ---------------------------------------------------------------------------------------
 # (c) Refusals: 3 ranks do not divide --tiles 4 (exit 2); a checkpoint of another corpus
 # (exit 5, naming what differs).

@@ -239,7 +239,8 @@ std::vector<double> LdaModel::Impl::TopicRows(std::size_t first, std::size_t cou
       const std::vector<double> slice = in.GetVector<double>();
       const auto& words = grid_->cols().Members(j);
       for (std::size_t w = 0; w < words.size(); ++w)
-        for (std::size_t c = 0; c < count; ++c) rows[c * V + words[w]] = slice[w * count + c];
+        if (columns_.IsFirst(words[w]))  // a split word's first replica stands for it
+          for (std::size_t c = 0; c < count; ++c) rows[c * V + words[w]] = slice[w * count + c];
     }
   }
   return rows;

@@ -39,7 +39,8 @@ std::vector<std::uint64_t> TrainingTokensPerWord(const Corpus& corpus,
 
 // The survey of the documents of row blocks [first_block, end_block).
 CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles,
-                    const TileGrid& grid, int first_block, int end_block) {
+                    const TileGrid& grid, const WordColumns& columns, int first_block,
+                    int end_block) {
   const int B = grid.blocks();
   CorpusSurvey survey;
   survey.stratum_sizes.assign(static_cast<std::size_t>(B), 0);
@@ -63,7 +64,7 @@ CorpusSurvey Survey(const Corpus& corpus, const std::vector<DocumentRole>& roles
       const std::uint32_t n = corpus.count[e];
       if (roles[d] == DocumentRole::kTrain) {
         c.train_tokens += n;
-        const int j = grid.cols().BlockOf(corpus.word[e]);
+        const int j = grid.cols().BlockOf(columns.ColumnOf(corpus.word[e], d));
         survey.stratum_sizes[static_cast<std::size_t>(((j - i) % B + B) % B)] += n;
       } else {
         for (std::uint32_t r = 0; r < n; ++r, ++position)
@@ -95,17 +96,35 @@ std::vector<std::uint64_t> LdaModel::Impl::Attach(const TileRun& run) {
     throw SettingError("update-every", std::to_string(config_.update_every) +
                                            " is more than --tiles " + std::to_string(B()) +
                                            ": an update takes the counts of distinct tiles");
+  if (columns_.split() && B() != config_.chain.tiles)
+    throw Error(ExitCode::kInternal, "the words were split for another number of tiles");
   if (!given_survey_) {
-    survey_ = Survey(corpus_, roles_, *grid_, 0, B());
+    survey_ = Survey(corpus_, roles_, *grid_, columns_, 0, B());
     survey_.word_tokens = whole_word_tokens_;
+    survey_.column_tokens = whole_column_tokens_;
   } else {
     survey_ = *given_survey_;
+  }
+  if (columns_.split()) {
+    block_words_.assign(static_cast<std::size_t>(B()), {});
+    replica_rows_.assign(static_cast<std::size_t>(B()), {});
+    std::vector<std::size_t> replica_of(columns_.columns(), columns_.replicas().size());
+    for (std::size_t r = 0; r < columns_.replicas().size(); ++r)
+      for (std::uint32_t c : columns_.replicas()[r]) replica_of[c] = r;
+    for (int j = 0; j < B(); ++j) {
+      const std::vector<std::uint32_t>& members = grid_->cols().Members(j);
+      for (std::size_t w = 0; w < members.size(); ++w) {
+        block_words_[static_cast<std::size_t>(j)].push_back(columns_.WordOf(members[w]));
+        if (replica_of[members[w]] < columns_.replicas().size())
+          replica_rows_[static_cast<std::size_t>(j)].push_back({w, replica_of[members[w]]});
+      }
+    }
   }
   for (int i : run.row_blocks) {
     LdaRowBlock rb;
     rb.id = i;
     rb.tokens = BuildRowBlockTokens(corpus_, roles_, *grid_, i, config_.topics, config_.chain.seed,
-                                    config_.initial_topics, config_.alpha, threads_);
+                                    config_.initial_topics, config_.alpha, threads_, &columns_);
     rb.pred_sum.assign(rb.tokens.test.tokens(), 0.0);
     rb.phi_sum.assign(Words(i) * K(), 0.0);
     rb.train_theta_sum.assign(rb.tokens.train.tokens.documents() * K(), 0.0);
@@ -124,7 +143,8 @@ LdaColBlock LdaModel::Impl::FreshBlock(int j) const {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
   for (std::size_t w = 0; w < words.size(); ++w) {
     double* theta = block.theta.data() + w * K();  // the word's uniforms, then their -log
-    KeyedStream(config_.chain.seed, Purpose::kInitCol, words[w], 0).FillUniform(theta, K());
+    KeyedStream(config_.chain.seed, Purpose::kInitCol, columns_.WordOf(words[w]), 0)
+        .FillUniform(theta, K());
     for (std::size_t k = 0; k < K(); ++k) theta[k] = -std::log(theta[k]);
   }
   if (HasMomentum(config_.sampler)) block.momentum.assign(block.theta.size(), 0.0);
@@ -228,6 +248,12 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
   double tiles = 1.0;  // whose counts the update takes: the same for every block
   for (auto& [j, counts] : nbar) tiles = GatherCounts(cols_.at(j), *counts, updated_);
   if (!updated_) return;
+  // The replicas of a split word take the same step from the counts of all of them.
+  if (columns_.split()) {
+    std::map<int, std::uint32_t*> rows;
+    for (auto& [j, counts] : nbar) rows[j] = counts->data();
+    SumOverReplicas(rows, "a topic-word update");
+  }
 
   // count_hat = scale * nbar with scale = B / (q * kept sweeps * tiles): the tiles hold
   // tiles/B of the documents (DSGLD's N / |stratum minibatch|), each document was chosen
@@ -246,8 +272,10 @@ void LdaModel::Impl::UpdateTiles(std::uint64_t t, int stratum) {
     for (const auto& [j, counts] : nbar) {
       auto& sum = partials[j];
       sum.assign(K(), 0.0);
+      const std::vector<std::uint32_t>& members = grid_->cols().Members(j);
       for (std::size_t w = 0; w < Words(j); ++w)
-        for (std::size_t k = 0; k < K(); ++k) sum[k] += step.scale * (*counts)[w * K() + k];
+        if (columns_.IsFirst(members[w]))  // a split word's counts once
+          for (std::size_t k = 0; k < K(); ++k) sum[k] += step.scale * (*counts)[w * K() + k];
     }
     count_total = OrderedSum(*comm_, partials, K());
     step.theta_total = total_.data();
@@ -353,10 +381,22 @@ void LdaModel::Impl::SweepTile(LdaRowBlock& rb, int j, std::uint64_t t, int swee
 // block total is then added row by row in order, as a single worker adds it.
 bool LdaModel::Impl::UpdateBlock(const TopicWordStep& step, int j, const std::uint32_t* counts,
                                  LdaColBlock& block, double* block_total) {
-  const std::vector<std::uint32_t>& words = grid_->cols().Members(j);
-  if (threads_ == 1)
+  const std::vector<std::uint32_t>& words = BlockWords(j);
+  const std::vector<std::uint32_t>& members = grid_->cols().Members(j);
+  // A block with a split word's later replicas adds up theta_k. without them (the same sums
+  // in the same order otherwise).
+  const bool later_replicas = std::any_of(members.begin(), members.end(),
+                                          [&](std::uint32_t c) { return !columns_.IsFirst(c); });
+  if (threads_ == 1 && !later_replicas)
     return UpdateTopicWordBlock(step, words, counts, block.theta.data(), block.momentum.data(),
                                 block_total);
+  if (threads_ == 1) {
+    std::vector<double> unused(K(), 0.0);
+    const bool finite = UpdateTopicWordBlock(step, words, counts, block.theta.data(),
+                                             block.momentum.data(), unused.data());
+    AddStandingRows(j, block.theta.data(), block_total);
+    return finite;
+  }
   const std::size_t rows = words.size(), k_topics = K();
   const auto parts = static_cast<std::size_t>(threads_);
   bool finite = true;
@@ -378,10 +418,38 @@ bool LdaModel::Impl::UpdateBlock(const TopicWordStep& step, int j, const std::ui
     const std::size_t first = k_topics * p / parts, last = k_topics * (p + 1) / parts;
     std::vector<double> sum(block_total + first, block_total + last);  // no shared lines
     for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t k = first; k < last; ++k) sum[k - first] += block.theta[r * k_topics + k];
+      if (columns_.IsFirst(members[r]))
+        for (std::size_t k = first; k < last; ++k) sum[k - first] += block.theta[r * k_topics + k];
     std::copy(sum.begin(), sum.end(), block_total + first);
   }
   return finite;
+}
+
+void LdaModel::Impl::SumOverReplicas(const std::map<int, std::uint32_t*>& rows, const char* what) {
+  const std::size_t width = columns_.replicas().size() * K();
+  KeyedPartials partials;
+  for (const auto& [j, values] : rows) {
+    std::vector<double>& sum = partials[j];
+    sum.assign(width, 0.0);
+    for (const ReplicaRow& r : replica_rows_.at(static_cast<std::size_t>(j)))
+      for (std::size_t k = 0; k < K(); ++k) sum[r.word * K() + k] += values[r.row * K() + k];
+  }
+  const std::vector<double> total = OrderedSum(*comm_, partials, width);
+  for (double v : total)
+    if (v > 4294967295.0)
+      throw Error(ExitCode::kInput,
+                  std::string("more than 2^32 - 1 tokens of one word in one topic in ") + what);
+  for (const auto& [j, values] : rows)
+    for (const ReplicaRow& r : replica_rows_.at(static_cast<std::size_t>(j)))
+      for (std::size_t k = 0; k < K(); ++k)
+        values[r.row * K() + k] = static_cast<std::uint32_t>(total[r.word * K() + k]);
+}
+
+void LdaModel::Impl::AddStandingRows(int j, const double* theta, double* total) const {
+  const std::vector<std::uint32_t>& members = grid_->cols().Members(j);
+  for (std::size_t w = 0; w < members.size(); ++w)
+    if (columns_.IsFirst(members[w]))
+      for (std::size_t k = 0; k < K(); ++k) total[k] += theta[w * K() + k];
 }
 
 std::string LdaModel::Impl::Fingerprint() const {
@@ -400,6 +468,9 @@ std::string LdaModel::Impl::Fingerprint() const {
   s << " word_blocks=by-tokens";
   // Blocks that gather several tiles' counts carry them (and a checkpoint does).
   if (config_.update_every > 1) s << " update_every=" << config_.update_every;
+  // Common words split among several columns put their tokens in other tiles.
+  if (columns_.split())
+    s << " split_words=" << columns_.replicas().size() << " columns=" << columns_.columns();
   return s.str();
 }
 
@@ -408,6 +479,10 @@ std::string LdaModel::Impl::Fingerprint() const {
 LdaModel::LdaModel(const LdaConfig& config, const Corpus& corpus)
     : impl_(std::make_unique<Impl>(config, corpus, std::nullopt)) {
   impl_->whole_word_tokens_ = TrainingTokensPerWord(corpus, impl_->roles_);
+  impl_->columns_ = WordColumns(impl_->whole_word_tokens_, config.chain.tiles);
+  impl_->whole_column_tokens_ = impl_->columns_.split()
+                                    ? impl_->columns_.ColumnTokens(corpus, impl_->roles_)
+                                    : impl_->whole_word_tokens_;
 }
 LdaModel::LdaModel(const LdaConfig& config, const Corpus& share, const CorpusSurvey& survey)
     : impl_(std::make_unique<Impl>(config, share, survey)) {}
@@ -416,10 +491,13 @@ CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const Ld
   const std::vector<DocumentRole> roles =
       ChooseDocumentRoles(share, config.test_fraction, config.chain.split_seed);
   std::vector<std::uint64_t> word_tokens = comm.SumCounts(TrainingTokensPerWord(share, roles));
-  const TileGrid grid(share.documents, share.vocabulary, config.chain.tiles,
-                      config.chain.split_seed, word_tokens);
+  const WordColumns columns(word_tokens, config.chain.tiles);
+  std::vector<std::uint64_t> column_tokens =
+      columns.split() ? comm.SumCounts(columns.ColumnTokens(share, roles)) : word_tokens;
+  const TileGrid grid(share.documents, columns.columns(), config.chain.tiles,
+                      config.chain.split_seed, column_tokens);
   const RankLayout ranks(config.chain.tiles, comm.size());
-  const CorpusSurvey mine = Survey(share, roles, grid, ranks.FirstRowBlock(comm.rank()),
+  const CorpusSurvey mine = Survey(share, roles, grid, columns, ranks.FirstRowBlock(comm.rank()),
                                    ranks.FirstRowBlock(comm.rank() + 1));
   ByteWriter out;
   out.Put(mine.counts);
@@ -442,6 +520,7 @@ CorpusSurvey SurveyCorpusShare(Communicator& comm, const Corpus& share, const Ld
     for (std::size_t s = 0; s < strata.size(); ++s) total.stratum_sizes[s] += strata[s];
   }
   total.word_tokens = std::move(word_tokens);
+  total.column_tokens = std::move(column_tokens);
   return total;
 }
 LdaModel::~LdaModel() = default;
@@ -449,11 +528,23 @@ LdaModel::~LdaModel() = default;
 std::uint32_t LdaModel::grid_rows() const {
   return impl_->corpus_.documents;
 }
+std::string LdaModel::SplitWordsText(const std::vector<std::string>& vocab) const {
+  std::string text;
+  for (const std::vector<std::uint32_t>& replicas : impl_->columns_.replicas()) {
+    const std::uint32_t w = replicas.front();
+    text += (text.empty() ? "" : ", ") + (w < vocab.size() ? vocab[w] : std::to_string(w + 1)) +
+            " (" + std::to_string(replicas.size()) + " columns)";
+  }
+  return text;
+}
 std::uint32_t LdaModel::grid_cols() const {
-  return impl_->corpus_.vocabulary;
+  return impl_->columns_.columns();
 }
 std::vector<std::uint64_t> LdaModel::grid_col_weights() const {
-  return impl_->given_survey_ ? impl_->given_survey_->word_tokens : impl_->whole_word_tokens_;
+  if (!impl_->given_survey_) return impl_->whole_column_tokens_;
+  const CorpusSurvey& survey = *impl_->given_survey_;
+  return survey.column_tokens.empty() && !impl_->columns_.split() ? survey.word_tokens
+                                                                  : survey.column_tokens;
 }
 std::vector<std::uint64_t> LdaModel::Attach(const TileRun& run) {
   return impl_->Attach(run);
@@ -471,8 +562,7 @@ void LdaModel::FinishInit() {
   for (const auto& [j, block] : m.cols_) {
     auto& sum = partials[j];
     sum.assign(m.K(), 0.0);
-    for (std::size_t w = 0; w < m.Words(j); ++w)
-      for (std::size_t k = 0; k < m.K(); ++k) sum[k] += block.theta[w * m.K() + k];
+    m.AddStandingRows(j, block.theta.data(), sum.data());
   }
   m.total_ = OrderedSum(*m.comm_, partials, m.K());
 }

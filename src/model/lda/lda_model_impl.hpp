@@ -17,6 +17,7 @@
 #include "carousel/model/lda/lda_mh.hpp"
 #include "carousel/model/lda/lda_model.hpp"
 #include "carousel/model/lda/lda_tokens.hpp"
+#include "carousel/model/lda/word_columns.hpp"
 #include "carousel/util/error.hpp"
 
 namespace carousel {
@@ -103,13 +104,37 @@ struct LdaModel::Impl {
         roles_(ChooseDocumentRoles(corpus, config.test_fraction, config.chain.split_seed)),
         given_survey_(std::move(survey)),
         gibbs_(1, DocumentGibbs(config.topics, config.gibbs_draw)),
-        mh_(1, DocumentMh(config.topics, config.mh_steps)) {}
+        mh_(1, DocumentMh(config.topics, config.mh_steps)) {
+    const bool words_given =
+        given_survey_ && given_survey_->word_tokens.size() == corpus.vocabulary;
+    columns_ = words_given ? WordColumns(given_survey_->word_tokens, config.chain.tiles)
+                           : WordColumns(corpus.vocabulary);
+  }
 
   void SetWorkerThreads(int threads);  // lda_model.cpp
 
   int B() const { return grid_->blocks(); }
   std::size_t K() const { return static_cast<std::size_t>(config_.topics); }
   std::size_t Words(int j) const { return grid_->cols().Members(j).size(); }
+  // The words of block j's columns, in the block's order: its members, where no word is split
+  // (WordColumns); the draws of a column's theta are keyed by its word, so that the replicas
+  // of a split word draw the same numbers.
+  const std::vector<std::uint32_t>& BlockWords(int j) const {
+    return columns_.split() ? block_words_.at(static_cast<std::size_t>(j))
+                            : grid_->cols().Members(j);
+  }
+  // Block j's columns that are replicas of a split word: the local row and the word's index
+  // in columns_.replicas().
+  struct ReplicaRow {
+    std::size_t row;
+    std::size_t word;
+  };
+  // The sum over the replicas of each split word of block rows' K values, written back to
+  // every replica (exact: integers below 2^53). Collective; `rows` by block id.
+  void SumOverReplicas(const std::map<int, std::uint32_t*>& rows, const char* what);
+  // theta_k. of block j's rows (w x K, word-major) that stand for their word: every row but
+  // a split word's replicas after its first.
+  void AddStandingRows(int j, const double* theta, double* total) const;
   LdaRowBlock& Row(int id) {
     return rows_[static_cast<std::size_t>(id - layout_->FirstRowBlock(comm_->rank()))];
   }
@@ -165,6 +190,10 @@ struct LdaModel::Impl {
   // A whole corpus's training tokens of each word, counted once when it is constructed: the
   // item-block weights of the grid (grid_col_weights) and its survey's (empty for a share).
   std::vector<std::uint64_t> whole_word_tokens_;
+  std::vector<std::uint64_t> whole_column_tokens_;       // the same by column (grid_col_weights)
+  WordColumns columns_;                                  // the grid's columns: words, split or not
+  std::vector<std::vector<std::uint32_t>> block_words_;  // per block, where columns_.split()
+  std::vector<std::vector<ReplicaRow>> replica_rows_;    // per block, where columns_.split()
   CorpusSurvey survey_;
 
   std::vector<LdaRowBlock> rows_;

@@ -73,7 +73,8 @@ std::uint64_t DocumentLength(const Corpus& corpus, std::uint32_t d) {
   return n;
 }
 
-// One document's tokens, expanded in file order, with their global word ids.
+// One document's tokens, expanded in file order, with their grid columns (WordColumns: the
+// word's id, or a split word's replica).
 struct ExpandedToken {
   std::uint32_t word;
   std::uint16_t topic;
@@ -140,7 +141,7 @@ void Size(TopicTokens& out, int blocks, int topics, std::size_t documents, std::
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
                                    std::uint64_t seed, InitialTopics init, double alpha,
-                                   int threads) {
+                                   int threads, const WordColumns* columns) {
   if (topics < 1 || topics > 65535)
     throw Error(ExitCode::kUsage, "--topics must be between 1 and 65535");
   const std::vector<std::uint32_t>& members = grid.rows().Members(row_block);
@@ -190,7 +191,9 @@ RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<Docum
       for (std::uint64_t e = corpus.doc_start[d]; e < corpus.doc_start[d + 1]; ++e) {
         for (std::uint32_t c = 0; c < corpus.count[e]; ++c, ++position) {
           urn.push_back(InitialTopic(bits[position], init, topics, alpha, urn));
-          const ExpandedToken token{corpus.word[e], urn.back()};
+          const std::uint32_t column =
+              columns ? columns->ColumnOf(corpus.word[e], d) : corpus.word[e];
+          const ExpandedToken token{column, urn.back()};
           if (roles[d] == DocumentRole::kHeldOut && IsTestToken(position))
             test_tokens.push_back(token);
           else

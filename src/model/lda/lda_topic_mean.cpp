@@ -89,6 +89,12 @@ void LdaModel::Impl::AddTopicWordMeanOfAssignments() {
       add(m.tag, tile.data());
     }
   }
+  // A split word's n_kw is the sum over its replicas (WordColumns).
+  if (columns_.split()) {
+    std::map<int, std::uint32_t*> rows;
+    for (auto& [j, counts] : n) rows[j] = counts.data();
+    SumOverReplicas(rows, "the topic mean");
+  }
   const std::vector<double> n_k = OrderedSum(*comm_, per_topic, topics);
   const double v_beta = static_cast<double>(corpus_.vocabulary) * config_.beta;
   std::vector<double> inverse(topics);

@@ -61,6 +61,9 @@ struct CorpusSurvey {
   // that no rank's word block holds far more tokens than the others' (Zipf's law puts a
   // tenth of a corpus's tokens on its commonest word).
   std::vector<std::uint64_t> word_tokens;
+  // Training tokens of each of the grid's columns (WordColumns): word_tokens where no word is
+  // split among several columns.
+  std::vector<std::uint64_t> column_tokens;
 };
 
 // The survey of a corpus shared by rank (io/corpus_loader.hpp): each rank surveys the
@@ -82,6 +85,10 @@ class LdaModel : public TileModel {
   // engine attaches the model. The results do not depend on it: documents and rows have
   // streams of their own.
   void SetWorkerThreads(int threads);
+
+  // The words split among several columns of the grid (WordColumns), as "word (R columns)"
+  // with the word from `vocab` where given, else its 1-based id; empty where none is.
+  std::string SplitWordsText(const std::vector<std::string>& vocab) const;
 
   std::uint32_t grid_rows() const override;
   std::uint32_t grid_cols() const override;

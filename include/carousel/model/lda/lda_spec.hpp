@@ -66,7 +66,10 @@ struct LdaSpec : ModelSpecDefaults {
   static std::vector<std::pair<std::string, std::string>> Comments(const LdaOptions& o,
                                                                    const LdaRunData& data,
                                                                    const Model& model) {
-    return LdaConfigurationLines(o.config, data.share, model.counts());
+    auto lines = LdaConfigurationLines(o.config, data.share, model.counts());
+    const std::string split = model.SplitWordsText(data.share.vocab);
+    if (!split.empty()) lines.emplace_back("split_words", split);
+    return lines;
   }
 
   // Without held-out test words, say so once, not "nan" at every evaluation.

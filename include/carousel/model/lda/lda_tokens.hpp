@@ -18,6 +18,7 @@
 
 #include "carousel/data/corpus.hpp"
 #include "carousel/data/tile_grid.hpp"
+#include "carousel/model/lda/word_columns.hpp"
 
 namespace carousel {
 
@@ -104,10 +105,12 @@ InitialTopics ParseInitialTopics(const std::string& name);  // throws SettingErr
 // Builds row-block `row_block`'s tokens. Initial topics are drawn per document (`init`,
 // with `alpha` for kPrior), in file order from a stream keyed by (seed, kInitRow,
 // document), so they do not depend on the rank count, nor on the `threads` that share out
-// the documents. Requires 1 <= topics <= 65535.
+// the documents. Requires 1 <= topics <= 65535. A token's column is its word's
+// (`columns`: WordColumns::ColumnOf; null: its word), and its word index the column's index
+// in its block.
 RowBlockTokens BuildRowBlockTokens(const Corpus& corpus, const std::vector<DocumentRole>& roles,
                                    const TileGrid& grid, int row_block, int topics,
                                    std::uint64_t seed, InitialTopics init, double alpha,
-                                   int threads = 1);
+                                   int threads = 1, const WordColumns* columns = nullptr);
 
 }  // namespace carousel
