@@ -41,7 +41,8 @@ constexpr int kRowFloats = 33;      // mf: K = 32 and a bias
 int Usage() {
   std::fprintf(stderr,
                "usage: tile_balance mf RATINGS_FILE [--c-rating S] [--c-row S] [TILES...]\n"
-               "       tile_balance lda DOCWORD_FILE [--c-token S] [--c-piece S] [TILES...]\n");
+               "       tile_balance lda DOCWORD_FILE [--c-token S] [--c-piece S] [--no-split] "
+               "[TILES...]\n");
   return 2;
 }
 
